@@ -1,0 +1,83 @@
+import AnyDefaultsCore
+import Synchronization
+
+/// A provider that keeps values in memory: the reference implementation of the contract, and the
+/// store for tests and previews.
+///
+/// Thread-safe, with atomic batches and change events. Nothing persists beyond the instance.
+///
+/// ```swift
+/// let store = InMemoryProvider(["onboarded": .bool(true)])
+/// try store.apply([.set("a", .int(1)), .remove("b")])
+/// ```
+public final class InMemoryProvider: DefaultsProvider {
+    static let backend = "Memory"
+
+    private let storage: Mutex<[String: DefaultsValue]>
+    private let broadcaster = ChangeBroadcaster()
+
+    /// Creates a store holding `initialValues`.
+    ///
+    /// Invalid entries (an empty key, a value nested too deeply) are left out; use
+    /// ``apply(_:)`` to have them reported.
+    public init(_ initialValues: [String: DefaultsValue] = [:]) {
+        var values: [String: DefaultsValue] = [:]
+        for (key, value) in initialValues {
+            guard let key = try? DefaultsValidation.canonicalKey(key, backend: Self.backend),
+                (try? DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend)) != nil
+            else { continue }
+            values[key] = value
+        }
+        storage = Mutex(values)
+    }
+
+    public var capabilities: DefaultsCapabilities { [.atomicBatch] }
+
+    public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        return storage.withLock { $0[key] }
+    }
+
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        try apply([.set(key, value)])
+    }
+
+    public func removeValue(forKey key: String) throws(DefaultsError) {
+        try apply([.remove(key)])
+    }
+
+    public func keys() throws(DefaultsError) -> [String] {
+        storage.withLock { Array($0.keys) }
+    }
+
+    public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        storage.withLock { $0 }
+    }
+
+    public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        storage.withLock { storage in
+            var events: [DefaultsChangeEvent] = []
+            for change in changes {
+                let old = storage[change.key]
+                guard old != change.value else { continue }
+                storage[change.key] = change.value
+                events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
+            }
+            broadcaster.enqueue(events)
+        }
+        broadcaster.deliverPending()
+    }
+
+    public func removeAll() throws(DefaultsError) {
+        storage.withLock { storage in
+            broadcaster.enqueue(storage.keys.map { DefaultsChangeEvent(key: $0, newValue: nil) })
+            storage.removeAll()
+        }
+        broadcaster.deliverPending()
+    }
+
+    public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        broadcaster.observe(handler)
+    }
+}

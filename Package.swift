@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The layout mirrors the architecture (see Docs/Architecture.md):
+// the core knows no backend, each backend is one target under Backends/,
+// and the conformance suite ships as a library of its own.
+let package = Package(
+    name: "AnyDefaults",
+    // Synchronization.Mutex needs these Apple OS versions.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "AnyDefaultsCore", targets: ["AnyDefaultsCore"]),
+        .library(name: "AnyDefaultsMemory", targets: ["AnyDefaultsMemory"]),
+        .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
+        .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
+    ],
+    targets: [
+        .target(name: "AnyDefaultsCore"),
+        .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
+
+        .executableTarget(name: "AnyDefaultsCLI", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+
+        // MARK: Backends
+        .target(name: "AnyDefaultsMemory", dependencies: ["AnyDefaultsCore"], path: "Backends/Memory"),
+
+        // MARK: Tests
+        .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore"]),
+        .testTarget(
+            name: "AnyDefaultsTestingTests",
+            dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]
+        ),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,92 @@
+import Synchronization
+
+/// Delivers change events to observers in commit order, without holding the provider's locks.
+///
+/// A provider keeps one broadcaster. While it still holds its own lock it calls ``enqueue(_:)``
+/// (cheap, keeps commit order); after releasing the lock it calls ``deliverPending()``. Delivery
+/// is serial: if another thread is already delivering, it delivers these events too, and a
+/// handler that writes to the provider does not recurse into itself.
+///
+/// ```swift
+/// state.withLock { state in
+///     state[key] = value
+///     broadcaster.enqueue([DefaultsChangeEvent(key: key, newValue: value)])
+/// }
+/// broadcaster.deliverPending()
+/// ```
+public final class ChangeBroadcaster: Sendable {
+    public typealias Handler = @Sendable (DefaultsChangeEvent) -> Void
+
+    private struct State {
+        var nextID = 0
+        var handlers: [Int: Handler] = [:]
+        var pending: [DefaultsChangeEvent] = []
+        var delivering = false
+
+        mutating func takeBatch() -> Batch {
+            defer { pending.removeAll(keepingCapacity: true) }
+            return (pending, Array(handlers.values))
+        }
+    }
+
+    private typealias Batch = (events: [DefaultsChangeEvent], handlers: [Handler])
+
+    private let state = Mutex(State())
+
+    /// Creates a broadcaster with no observers.
+    public init() {}
+
+    /// Whether anyone observes; a provider may skip building events when no one does.
+    public var hasObservers: Bool {
+        state.withLock { !$0.handlers.isEmpty }
+    }
+
+    /// Registers `handler` for every event delivered from now on.
+    public func observe(_ handler: @escaping Handler) -> DefaultsObservation {
+        let id = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.handlers[id] = handler
+            return id
+        }
+        return DefaultsObservation { [weak self] in
+            _ = self?.state.withLock { $0.handlers.removeValue(forKey: id) }
+        }
+    }
+
+    /// Queues events for delivery. Call it while holding the lock that orders your commits.
+    public func enqueue(_ events: some Sequence<DefaultsChangeEvent>) {
+        state.withLock { state in
+            guard !state.handlers.isEmpty else { return }
+            state.pending.append(contentsOf: events)
+        }
+    }
+
+    /// Delivers queued events, unless another thread is already doing so (that thread then
+    /// delivers them). Call it without holding any lock of yours.
+    public func deliverPending() {
+        var batch = state.withLock { state -> Batch? in
+            guard !state.delivering, !state.pending.isEmpty else { return nil }
+            state.delivering = true
+            return state.takeBatch()
+        }
+        while let (events, handlers) = batch {
+            for event in events {
+                for handler in handlers { handler(event) }
+            }
+            batch = state.withLock { state -> Batch? in
+                guard !state.pending.isEmpty else {
+                    state.delivering = false
+                    return nil
+                }
+                return state.takeBatch()
+            }
+        }
+    }
+
+    /// Queues and delivers events at once; for providers whose commits are already ordered.
+    public func publish(_ events: some Sequence<DefaultsChangeEvent>) {
+        enqueue(events)
+        deliverPending()
+    }
+}

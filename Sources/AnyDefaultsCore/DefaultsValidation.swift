@@ -1,0 +1,63 @@
+import Foundation
+
+/// The input rules every built-in backend applies before it writes, for custom providers to reuse.
+///
+/// ```swift
+/// let key = try DefaultsValidation.canonicalKey(rawKey, backend: "MyStore")
+/// try DefaultsValidation.checkValue(value, forKey: key, backend: "MyStore")
+/// ```
+public enum DefaultsValidation {
+    /// Checks that `key` is a valid key and returns its canonical form.
+    ///
+    /// The canonical form is Unicode NFC, so that canonically equivalent keys (equal under Swift's
+    /// `==`) become the same bytes in backends that store bytes. ASCII keys are returned as they
+    /// are, without cost.
+    ///
+    /// - Throws: ``DefaultsError/Code-swift.struct/invalidKey`` for an empty key.
+    @inlinable
+    public static func canonicalKey(_ key: String, backend: String) throws(DefaultsError) -> String {
+        if key.isEmpty {
+            throw DefaultsError(.invalidKey, "A key must not be empty.", backend: backend, key: key)
+        }
+        if key.utf8.allSatisfy({ $0 < 0x80 }) { return key }
+        return key.precomposedStringWithCanonicalMapping
+    }
+
+    /// Checks that `value` can be stored: it nests no deeper than
+    /// ``DefaultsValue/maximumNestingDepth``.
+    ///
+    /// - Throws: ``DefaultsError/Code-swift.struct/invalidValue``, naming the key but not the value.
+    @inlinable
+    public static func checkValue(_ value: DefaultsValue, forKey key: String, backend: String) throws(DefaultsError) {
+        switch value {
+        case .array, .dictionary:
+            let depth = value.nestingDepth
+            if depth > DefaultsValue.maximumNestingDepth {
+                throw DefaultsError(
+                    .invalidValue,
+                    "The value nests \(depth) levels deep; at most \(DefaultsValue.maximumNestingDepth) are accepted.",
+                    backend: backend, key: key)
+            }
+        default:
+            return
+        }
+    }
+
+    /// Validates a whole batch and returns it with canonical keys, so that a bad change rejects
+    /// the batch before anything is written.
+    public static func canonicalChanges(_ changes: [DefaultsChange], backend: String) throws(DefaultsError) -> [DefaultsChange] {
+        var result: [DefaultsChange] = []
+        result.reserveCapacity(changes.count)
+        for change in changes {
+            switch change {
+            case .set(let key, let value):
+                let key = try canonicalKey(key, backend: backend)
+                try checkValue(value, forKey: key, backend: backend)
+                result.append(.set(key, value))
+            case .remove(let key):
+                result.append(.remove(try canonicalKey(key, backend: backend)))
+            }
+        }
+        return result
+    }
+}

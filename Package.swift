@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "AnyDefaultsMemory", dependencies: ["AnyDefaultsCore"], path: "Backends/Memory"),
 
         // MARK: Tests
-        .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore"]),
+        // Temporary directories and child processes, shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
         .testTarget(
             name: "AnyDefaultsTestingTests",
             dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]

@@ -38,3 +38,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: JSON file backend (issue 5)
+package.products.append(.library(name: "AnyDefaultsJSONFile", targets: ["AnyDefaultsJSONFile"]))
+package.targets.append(contentsOf: [
+    .target(name: "AnyDefaultsJSONFile", dependencies: ["AnyDefaultsCore"], path: "Backends/JSONFile"),
+    // Runs writers in separate processes for the multi-process tests.
+    .executableTarget(
+        name: "JSONFileTestChild", dependencies: ["AnyDefaultsJSONFile"], path: "Tests/Children/JSONFileTestChild"),
+    .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),
+])

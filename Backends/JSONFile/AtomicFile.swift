@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -102,11 +104,29 @@ enum AtomicFile {
         return directory.isEmpty ? "/" : directory
     }
 
+    /// Removes the temporary files that writers of `path` left when they died mid-write: those
+    /// whose process no longer exists.
+    static func removeAbandonedTemporaryFiles(of path: String) {
+        let directory = directory(of: path)
+        let prefix = temporaryPrefix(for: path)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let owner = name.dropFirst(prefix.count).prefix { $0 != "-" }
+            guard let pid = pid_t(owner), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink((directory == "/" ? "" : directory) + "/" + name)
+        }
+    }
+
+    /// `.<name>.tmp-<pid>-<random>` next to the file: hidden, and traceable to its writer.
     private static func temporaryPath(for path: String) -> String {
         let directory = directory(of: path)
-        let name = path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? "file"
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        return (directory == "/" ? "" : directory) + "/." + name + ".tmp-\(getpid())-" + random
+        return (directory == "/" ? "" : directory) + "/" + temporaryPrefix(for: path) + "\(getpid())-" + random
+    }
+
+    private static func temporaryPrefix(for path: String) -> String {
+        let name = path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? "file"
+        return "." + name + ".tmp-"
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(SystemCallError) {

@@ -25,6 +25,7 @@ final class JSONFileStore: Sendable {
     /// move it aside, which `recovery` then reports.
     init(path: String, options: JSONFileProvider.Options) throws(DefaultsError) {
         self.path = path
+        AtomicFile.removeAbandonedTemporaryFiles(of: path)
         var disk = JSONFileDisk(path: path)
         let contents = try disk.readIfChanged(options, holdingLock: false) ?? .init(values: [:])
         self.disk = Mutex(disk)

@@ -89,7 +89,7 @@ extension StoreConfiguration {
         switch fields["cache"] {
         case nil: break
         case let flag as Bool: cache = flag
-        case let text as String: cache = try Self.parseBool(text, option: "cache")
+        case let text as String: cache = try Self.parseOnOff(text, option: "cache")
         default: throw Self.error("\"cache\" must be true, false, \"on\" or \"off\".", path: path)
         }
         var options: [String: String] = [:]

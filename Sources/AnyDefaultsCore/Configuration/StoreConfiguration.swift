@@ -81,7 +81,7 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
             }
             let value = try Self.decode(String(parts[1]), what: "the value of \(name)")
             if name == "cache" {
-                cache = try Self.parseBool(value, option: "cache")
+                cache = try Self.parseOnOff(value, option: "cache")
                 continue
             }
             guard options[name] == nil else {
@@ -136,7 +136,8 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
         return decoded
     }
 
-    static func parseBool(_ value: String, option: String) throws(DefaultsError) -> Bool {
+    /// Parses an on/off option value (`on`, `off`, `true`, `false`, `yes`, `no`, `1`, `0`).
+    public static func parseOnOff(_ value: String, option: String) throws(DefaultsError) -> Bool {
         switch value.lowercased() {
         case "on", "true", "yes", "1": return true
         case "off", "false", "no", "0": return false

@@ -39,7 +39,7 @@ extension StoreConfiguration {
     /// The value of option `name` as on/off, or `default` when absent.
     public func boolOption(_ name: String, default defaultValue: Bool) throws(DefaultsError) -> Bool {
         guard let raw = options[name] else { return defaultValue }
-        return try Self.parseBool(raw, option: name)
+        return try Self.parseOnOff(raw, option: name)
     }
 
     /// The value of option `name` as a whole number in `range`, or `default` when absent.

@@ -65,3 +65,4 @@ package.targets.append(contentsOf: [
         name: "JSONFileTestChild", dependencies: ["AnyDefaultsJSONFile"], path: "Tests/Children/JSONFileTestChild"),
     .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),
 ])
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsJSONFile")

@@ -25,8 +25,10 @@ import Darwin
 ///   read the file again first if it changed, so no process loses another's update.
 /// - All instances on one file in a process share their state: each sees the others' writes at
 ///   once, and their observers get them as external events.
-/// - Reads are served from memory. Changes made by other processes are picked up when this
-///   process writes, on ``reload()``, and, if ``Options/refreshInterval`` is set, by reads.
+/// - Reads are served from memory. Changes made by other processes (or by hand) are picked up as
+///   soon as the file changes (inotify on Linux, a 50 ms `stat` poll elsewhere) and reported as
+///   external events; also before every write, on ``reload()``, and, if
+///   ``Options/refreshInterval`` is set, by reads.
 /// - A file that is not valid is never overwritten: opening or writing throws `corrupted` with
 ///   the line and column, unless ``Options/corruptionPolicy`` says to move it aside.
 /// - New files are created readable and writable by the owner only (`0600`); an existing file
@@ -56,6 +58,10 @@ public final class JSONFileProvider: DefaultsProvider {
         public var refreshInterval: Duration?
         /// Whether missing parent directories are created (owner-only). Default: `true`.
         public var createsDirectories: Bool
+        /// Whether the file is watched, so that changes made elsewhere reach memory and observers
+        /// without a write or ``JSONFileProvider/reload()``. Default: `true`. Without it the
+        /// provider does not claim ``AnyDefaultsCore/DefaultsCapabilities/externalChanges``.
+        public var watchesExternalChanges: Bool
         /// Called after a bad file was moved aside.
         public var onRecovery: (@Sendable (JSONFileRecovery) -> Void)?
 
@@ -64,12 +70,14 @@ public final class JSONFileProvider: DefaultsProvider {
             lockTimeout: Duration = .seconds(10),
             refreshInterval: Duration? = nil,
             createsDirectories: Bool = true,
+            watchesExternalChanges: Bool = true,
             onRecovery: (@Sendable (JSONFileRecovery) -> Void)? = nil
         ) {
             self.corruptionPolicy = corruptionPolicy
             self.lockTimeout = lockTimeout
             self.refreshInterval = refreshInterval
             self.createsDirectories = createsDirectories
+            self.watchesExternalChanges = watchesExternalChanges
             self.onRecovery = onRecovery
         }
     }
@@ -95,6 +103,7 @@ public final class JSONFileProvider: DefaultsProvider {
         let (store, isNew) = try JSONFileRegistry.store(for: self.path, options: options)
         self.store = store
         instance = store.attach(broadcaster)
+        if options.watchesExternalChanges { store.watchForExternalChanges() }
         // An instance opened later sees what other processes wrote in between.
         if !isNew { try store.reload(options: options) }
     }
@@ -113,7 +122,9 @@ public final class JSONFileProvider: DefaultsProvider {
         store.detach(instance)
     }
 
-    public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess] }
+    public var capabilities: DefaultsCapabilities {
+        options.watchesExternalChanges ? [.persistent, .atomicBatch, .multiProcess, .externalChanges] : [.persistent, .atomicBatch, .multiProcess]
+    }
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)

@@ -11,6 +11,7 @@ final class JSONFileStore: Sendable {
     let path: String
     private let disk: Mutex<JSONFileDisk>
     private let memory: Mutex<Memory>
+    private let monitor = Mutex<FileChangeMonitor?>(nil)
 
     private struct Memory {
         var values: [String: DefaultsValue]
@@ -46,6 +47,26 @@ final class JSONFileStore: Sendable {
 
     func detach(_ instance: Int) {
         _ = memory.withLock { $0.observers.removeValue(forKey: instance) }
+    }
+
+    /// Starts reloading the file whenever it changes on disk, so that changes made by other
+    /// processes reach memory and observers without waiting for this process's next write.
+    /// inotify on Linux; where that is refused or unavailable, a `stat` poll every 100 ms.
+    func watchForExternalChanges() {
+        monitor.withLock { monitor in
+            guard monitor == nil else { return }
+            let onChange: @Sendable () -> Void = { [weak self] in self?.reloadAfterOutsideChange() }
+            monitor = (try? FileChangeMonitor(watching: [path], backend: JSONFileProvider.backend, onChange: onChange))
+                ?? (try? FileChangeMonitor(
+                    watching: [path], strategy: .polling(interval: .milliseconds(100)), backend: JSONFileProvider.backend,
+                    onChange: onChange))
+        }
+    }
+
+    /// A bad file is left for the next operation to report: nothing is moved aside from here,
+    /// where no one could be told.
+    private func reloadAfterOutsideChange() {
+        try? reload(options: JSONFileProvider.Options(corruptionPolicy: .fail))
     }
 
     // MARK: Reading

@@ -26,8 +26,7 @@ import Testing
                 for index in 0..<20 { expected["\(prefix).\(index)"] = .int(Int64(index)) }
             }
             #expect(try JSONFileDecoder.decode(Array(FileFacts.bytes(path))) == expected)
-            // This process has seen only its own writes so far; a write brings it up to date.
-            try store.setValue(.string("parent"), forKey: "owner")
+            // A write brings this process up to date whatever the watcher has delivered so far.
             try store.setValue(.bool(true), forKey: "done")
             expected["done"] = .bool(true)
             #expect(try store.allValues() == expected)
@@ -41,6 +40,20 @@ import Testing
             let result = try ChildProcess.run("JSONFileTestChild", ["get", path, "answer"])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput == "\(DefaultsValue.int(42))\n")
+        }
+    }
+
+    @Test func anotherProcessesWriteArrivesAsAnExternalEvent() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("s.json")
+            let store = try JSONFileProvider(path: path)
+            let events = EventLog(store)
+            let result = try ChildProcess.run("JSONFileTestChild", ["set", path, "fromChild", "7"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let deadline = ContinuousClock.now + .seconds(5)
+            while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
+            #expect(events.all == [DefaultsChangeEvent(key: "fromChild", newValue: .int(7), origin: .external)])
+            #expect(try store.value(forKey: "fromChild") == .int(7))
         }
     }
 

@@ -267,7 +267,8 @@ import Testing
     @Test func aFailedWriteChangesNothing() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")
-            let store = try JSONFileProvider(path: path)
+            // Not watching: the watcher would (rightly) take the removal of the file as "now empty".
+            let store = try JSONFileProvider(path: path, options: .init(watchesExternalChanges: false))
             try store.setValue(.int(1), forKey: "a")
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.createDirectory(atPath: path + "/blocker", withIntermediateDirectories: true)
@@ -286,7 +287,8 @@ import Testing
     @Test func aWriteMergesChangesMadeUnderneath() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")
-            let store = try JSONFileProvider(path: path)
+            // Not watching, so that only the write can notice the change.
+            let store = try JSONFileProvider(path: path, options: .init(watchesExternalChanges: false))
             try store.setValue(.int(1), forKey: "mine")
             // Someone edits the file by hand (no lock, no generation bump).
             try FileFacts.write("{\"mine\": 1, \"theirs\": 2}", to: path)
@@ -305,8 +307,9 @@ import Testing
     @Test func reloadAndRefreshPickUpOutsideChanges() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")
-            let store = try JSONFileProvider(path: path)
-            let refreshing = try JSONFileProvider(path: directory.path("r.json"), options: .init(refreshInterval: .zero))
+            let store = try JSONFileProvider(path: path, options: .init(watchesExternalChanges: false))
+            let refreshing = try JSONFileProvider(
+                path: directory.path("r.json"), options: .init(refreshInterval: .zero, watchesExternalChanges: false))
             try FileFacts.write("{\"a\": 1}", to: path)
             try FileFacts.write("{\"a\": 1}", to: refreshing.path)
             #expect(try refreshing.value(forKey: "a") == .int(1))
@@ -316,6 +319,25 @@ import Testing
             #expect(try store.value(forKey: "a") == .int(1))
             try store.reload()
             #expect(events.all == [DefaultsChangeEvent(key: "a", newValue: .int(1), origin: .external)])
+        }
+    }
+
+    @Test func outsideChangesArriveWithoutAnyCall() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("s.json")
+            let store = try JSONFileProvider(path: path)
+            #expect(store.capabilities.contains(.externalChanges))
+            let events = EventLog(store)
+            try FileFacts.write("{\"a\": 1}", to: path)
+            let deadline = ContinuousClock.now + .seconds(5)
+            while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
+            #expect(events.all == [DefaultsChangeEvent(key: "a", newValue: .int(1), origin: .external)])
+            #expect(try store.value(forKey: "a") == .int(1))
+            // A damaged file is not taken in, and not reported until someone asks.
+            try FileFacts.write("{\"a\": ", to: path)
+            usleep(200_000)
+            #expect(try store.value(forKey: "a") == .int(1))
+            #expect(defaultsError { try store.reload() }?.code == .corrupted)
         }
     }
 

@@ -1,0 +1,20 @@
+import AnyDefaultsCore
+import AnyDefaultsJSONFile
+import AnyDefaultsTesting
+import Testing
+
+private let suite = DefaultsConformanceSuite(capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges]) { storage in
+    try JSONFileProvider(path: storage.directory.appendingPathComponent("settings.json").path)
+}
+
+@Suite struct JSONFileConformanceTests {
+    @Test func roundTrips() throws { try suite.roundTrips() }
+    @Test func typeFidelity() throws { try suite.typeFidelity() }
+    @Test func keys() throws { try suite.keys() }
+    @Test func removal() throws { try suite.removal() }
+    @Test func batches() throws { try suite.batches() }
+    @Test func persistence() throws { try suite.persistence() }
+    @Test func concurrency() throws { try suite.concurrency() }
+    @Test func changeEvents() throws { try suite.changeEvents() }
+    @Test func errors() throws { try suite.errors() }
+}

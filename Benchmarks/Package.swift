@@ -24,3 +24,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: JSON file backend (issue 5)
+package.targets.append(
+    .executableTarget(
+        name: "JSONFileBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsJSONFile", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/JSONFileBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)

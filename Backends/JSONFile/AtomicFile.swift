@@ -59,18 +59,28 @@ enum AtomicFile {
     }
 
     /// Replaces the file at `path` with `bytes`, crash-safely, and returns the stamp of the new
-    /// file. The file gets `permissions`; nothing is left behind on failure.
+    /// file. The new file takes the permissions and, where allowed, the owner of `previous` (the
+    /// file it replaces), or is owner-only (`0600`) if there was none. Nothing is left behind on
+    /// failure.
     ///
     /// The rename is the commit point: a failure to sync the directory afterwards is not
     /// reported, since the new contents are in place by then.
-    static func replace(_ path: String, with bytes: [UInt8], permissions: UInt16) throws(SystemCallError) -> FileStamp {
+    static func replace(_ path: String, with bytes: [UInt8], previous: FileStamp?) throws(SystemCallError) -> FileStamp {
         let temporary = temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .last("open", temporary) }
         var stamp: FileStamp
         do throws(SystemCallError) {
             defer { close(descriptor) }
-            if permissions != 0o600, fchmod(descriptor, mode_t(permissions)) != 0 { throw .last("fchmod", temporary) }
+            if let previous {
+                // Keep the owner when an administrator writes a user's file (only root may chown).
+                if previous.owner != geteuid() || previous.group != getegid() {
+                    _ = fchown(descriptor, uid_t(previous.owner), gid_t(previous.group))
+                }
+                if previous.permissions != 0o600, fchmod(descriptor, mode_t(previous.permissions)) != 0 {
+                    throw .last("fchmod", temporary)
+                }
+            }
             try writeAll(bytes, to: descriptor, path: temporary)
             guard fullSync(descriptor) else { throw .last("fsync", temporary) }
             var info = stat()

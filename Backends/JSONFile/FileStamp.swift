@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// What identifies one version of a file without reading it: device, inode, size, modification
-/// time and permissions. A different stamp means the file was replaced or edited.
+/// time, permissions and owner. A different stamp means the file was replaced or edited.
 ///
 /// Equal stamps do not prove equal contents (a file system may reuse an inode, and mtime has a
 /// coarse clock), which is why writers also count generations in the lock file (``LockFile``).
@@ -19,6 +19,8 @@ struct FileStamp: Hashable, Sendable {
     var modifiedNanoseconds: Int64
     /// The permission bits (`0o600` for a file this backend created).
     var permissions: UInt16
+    var owner: UInt32
+    var group: UInt32
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -31,6 +33,8 @@ struct FileStamp: Hashable, Sendable {
         modifiedSeconds = Int64(info.st_mtim.tv_sec)
         modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
         #endif
-        permissions = UInt16(info.st_mode & 0o7777)
+        permissions = UInt16(info.st_mode & 0o777)
+        owner = UInt32(info.st_uid)
+        group = UInt32(info.st_gid)
     }
 }

@@ -72,7 +72,7 @@ struct JSONFileDisk {
     mutating func write(_ values: [String: DefaultsValue]) throws(DefaultsError) {
         let bytes = JSONFileEncoder.encode(values)
         do {
-            stamp = try AtomicFile.replace(path, with: bytes, permissions: stamp?.permissions ?? 0o600)
+            stamp = try AtomicFile.replace(path, with: bytes, previous: stamp)
         } catch {
             throw failure(error, "Could not write the settings file; it holds what it held before.")
         }

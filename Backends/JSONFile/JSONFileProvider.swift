@@ -104,8 +104,12 @@ public final class JSONFileProvider: DefaultsProvider {
         self.store = store
         instance = store.attach(broadcaster)
         if options.watchesExternalChanges { store.watchForExternalChanges() }
-        // An instance opened later sees what other processes wrote in between.
-        if !isNew { try store.reload(options: options) }
+        if isNew {
+            if let recovery = store.initialRecovery { options.onRecovery?(recovery) }
+        } else {
+            // An instance opened later sees what other processes wrote in between.
+            try store.reload(options: options)
+        }
     }
 
     /// Opens the settings file at a `file:` URL.

@@ -22,8 +22,11 @@ final class JSONFileStore: Sendable {
         var lastCheck = ContinuousClock.now
     }
 
+    /// A bad file that loading moved aside, for the opener to report once no lock is held.
+    let initialRecovery: JSONFileRecovery?
+
     /// Loads the file at `path` (a canonical path); a bad file throws unless `options` ask to
-    /// move it aside, which `recovery` then reports.
+    /// move it aside, which ``initialRecovery`` then tells.
     init(path: String, options: JSONFileProvider.Options) throws(DefaultsError) {
         self.path = path
         AtomicFile.removeAbandonedTemporaryFiles(of: path)
@@ -31,7 +34,7 @@ final class JSONFileStore: Sendable {
         let contents = try disk.readIfChanged(options, holdingLock: false) ?? .init(values: [:])
         self.disk = Mutex(disk)
         memory = Mutex(Memory(values: contents.values))
-        if let recovery = contents.recovery { options.onRecovery?(recovery) }
+        initialRecovery = contents.recovery
     }
 
     // MARK: Instances and events

@@ -127,6 +127,29 @@ import Testing
             chmod(path, 0o640)
             try store.setValue(.int(2), forKey: "a")
             #expect(try FileFacts.permissions(path) == 0o640)
+            // An administrator writing a user's file leaves it the user's.
+            if geteuid() == 0 {
+                chown(path, 65534, 65534)
+                try store.setValue(.int(3), forKey: "a")
+                let attributes = try FileManager.default.attributesOfItem(atPath: path)
+                #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 65534)
+                #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue == 65534)
+            }
+        }
+    }
+
+    @Test func aRecoveryHandlerMayOpenOtherStores() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("s.json")
+            let other = directory.path("other.json")
+            try FileFacts.write("{", to: path)
+            let opened = Mutex(false)
+            let options = JSONFileProvider.Options(corruptionPolicy: .moveAside, onRecovery: { _ in
+                let store = try? JSONFileProvider(path: other)
+                opened.withLock { $0 = store != nil }
+            })
+            _ = try JSONFileProvider(path: path, options: options)
+            #expect(opened.withLock { $0 })
         }
     }
 

@@ -24,6 +24,10 @@ enum AtomicFile {
         return FileStamp(info)
     }
 
+    /// The largest file read: the whole file is held in memory, and a settings file this large
+    /// is a mistake (it fails with `EFBIG` rather than exhausting memory).
+    static let maximumSize = 1 << 30
+
     /// The bytes of the regular file at `path` and the stamp of what was read, or `nil` if
     /// there is no file.
     static func contents(at path: String) throws(SystemCallError) -> (bytes: [UInt8], stamp: FileStamp)? {
@@ -39,11 +43,16 @@ enum AtomicFile {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw SystemCallError(call: "open", path: path, number: info.st_mode & S_IFMT == S_IFDIR ? EISDIR : EINVAL)
         }
+        guard info.st_size <= maximumSize else { throw SystemCallError(call: "read", path: path, number: EFBIG) }
         // One byte more than the size, so that the usual read ends without growing the buffer.
         var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
         var filled = 0
         while true {
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
+            if filled == bytes.count {
+                // The file grew while being read.
+                guard filled <= maximumSize else { throw SystemCallError(call: "read", path: path, number: EFBIG) }
+                bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096)))
+            }
             let count = bytes.withUnsafeMutableBytes { buffer in
                 read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
             }
@@ -107,6 +116,11 @@ enum AtomicFile {
         return lstat(path, &info) == 0
     }
 
+    /// The last component of `path`.
+    static func name(of path: String) -> String {
+        path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? ""
+    }
+
     /// The directory part of an absolute `path`.
     static func directory(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
@@ -135,8 +149,7 @@ enum AtomicFile {
     }
 
     private static func temporaryPrefix(for path: String) -> String {
-        let name = path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? "file"
-        return "." + name + ".tmp-"
+        "." + name(of: path) + ".tmp-"
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(SystemCallError) {

@@ -147,11 +147,22 @@ public final class JSONFileProvider: DefaultsProvider {
     }
 
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
-        try apply([.set(key, value)])
+        try naming(key) { () throws(DefaultsError) in try apply([.set(key, value)]) }
     }
 
     public func removeValue(forKey key: String) throws(DefaultsError) {
-        try apply([.remove(key)])
+        try naming(key) { () throws(DefaultsError) in try apply([.remove(key)]) }
+    }
+
+    /// Runs `body`, adding `key` to an error that names none (a failed file write).
+    private func naming(_ key: String, _ body: () throws(DefaultsError) -> Void) throws(DefaultsError) {
+        do {
+            try body()
+        } catch {
+            var error = error
+            if error.key == nil { error.key = key }
+            throw error
+        }
     }
 
     /// Applies `changes` in order with one write of the file; nothing is written if no value
@@ -210,8 +221,8 @@ public final class JSONFileProvider: DefaultsProvider {
         if let resolved = realPath(absolute) { return resolved }
 
         let directory = AtomicFile.directory(of: absolute)
-        let name = String(absolute[absolute.index(after: absolute.utf8.lastIndex(of: UInt8(ascii: "/")) ?? absolute.startIndex)...])
-        guard !name.isEmpty, name != ".", name != ".." else {
+        let name = AtomicFile.name(of: absolute)
+        guard !absolute.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
             throw invalid("The path of the settings file must end with a file name.")
         }
         if createsDirectories, !AtomicFile.exists(directory) {

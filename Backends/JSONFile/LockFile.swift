@@ -32,7 +32,7 @@ final class LockFile {
         var pause: UInt32 = 100  // microseconds, doubled up to 10 ms while waiting
         while true {
             if descriptor < 0 {
-                descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
                 if descriptor < 0 { throw .last("open", path) }
             }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {

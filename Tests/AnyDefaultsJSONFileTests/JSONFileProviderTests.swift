@@ -298,6 +298,7 @@ import Testing
             let events = EventLog(store)
             let error = try #require(defaultsError { try store.setValue(.int(2), forKey: "a") })
             #expect(error.path == store.path)
+            #expect(error.key == "a")
             #expect(error.cause is SystemCallError)
             #expect(try store.value(forKey: "a") == .int(1))
             #expect(events.all.isEmpty)

@@ -19,6 +19,7 @@ public struct JSONFileParseError: Error, Sendable, Hashable, CustomStringConvert
     /// The byte offset of the problem in the file, from 0.
     public var offset: Int
 
+    /// Creates an error; ``JSONFileProvider`` makes these, tests and tools may too.
     public init(reason: String, line: Int, column: Int, offset: Int) {
         self.reason = reason
         self.line = line

@@ -65,6 +65,11 @@ public final class JSONFileProvider: DefaultsProvider {
         /// Called after a bad file was moved aside.
         public var onRecovery: (@Sendable (JSONFileRecovery) -> Void)?
 
+        /// Options with the given values; the defaults suit most programs.
+        ///
+        /// ```swift
+        /// let options = JSONFileProvider.Options(corruptionPolicy: .moveAside, lockTimeout: .seconds(2))
+        /// ```
         public init(
             corruptionPolicy: CorruptionPolicy = .fail,
             lockTimeout: Duration = .seconds(10),

@@ -58,6 +58,17 @@ final class EventLog: Sendable {
         #expect(try spy.keys().isEmpty)
     }
 
+    /// A singleton decomposition: the ANGSTROM SIGN is canonically the letter Å.
+    @Test func aSingletonDecompositionIsTheSameKey() throws {
+        let spy = SpyProvider()
+        let cache = spy.cached()
+        try cache.setValue(.int(1), forKey: "\u{212B}")
+        #expect(try cache.value(forKey: "\u{C5}") == .int(1))
+        #expect(try cache.value(forKey: "A\u{30A}") == .int(1))
+        #expect(spy.counts.reads == 0)
+        #expect(try spy.keys() == ["\u{C5}"])
+    }
+
     @Test func invalidKeysAreRejectedByTheUpstreamAndNothingIsCached() throws {
         let cache = InMemoryProvider().cached()
         #expect(throws: DefaultsError.self) { try cache.value(forKey: "") }

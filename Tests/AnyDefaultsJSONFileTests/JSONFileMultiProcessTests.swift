@@ -57,6 +57,21 @@ import Testing
         }
     }
 
+    /// Through the cache too: the external event invalidates the cached absence.
+    @Test func aCachedStoreSeesAnotherProcessesWrite() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("s.json")
+            let store = try JSONFileProvider(path: path).cached()
+            #expect(try store.value(forKey: "fromChild") == nil)
+            let events = EventLog(store)
+            let result = try ChildProcess.run("JSONFileTestChild", ["set", path, "fromChild", "8"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let deadline = ContinuousClock.now + .seconds(5)
+            while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
+            #expect(try store.value(forKey: "fromChild") == .int(8))
+        }
+    }
+
     @Test func aWriterWaitsForTheLockAndGivesUpAsBusy() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")

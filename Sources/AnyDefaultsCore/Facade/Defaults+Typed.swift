@@ -12,6 +12,7 @@ extension Defaults {
     /// defaults[.volume] = 0.8
     /// defaults[.volume] += 0.1
     /// ```
+    @inlinable
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
         get {
             let fullKey = fullKey(key.name)
@@ -22,12 +23,13 @@ extension Defaults {
             }
         }
         set {
-            do {
-                try write(newValue, fullKey: fullKey(key.name))
-            } catch {
-                report(error)
-            }
+            set(newValue, for: key)
         }
+    }
+
+    @usableFromInline
+    func set<Value>(_ value: Value, for key: DefaultsKey<Value>) {
+        reporting { () throws(DefaultsError) in try write(value, fullKey: fullKey(key.name)) }
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.

@@ -6,6 +6,7 @@ import Foundation
 
 extension Defaults {
     /// The value stored under `key`, or else its registered default.
+    @inlinable
     public func value(forKey key: some DefaultsKeyName) -> DefaultsValue? {
         lookup(key) { $0 }
     }
@@ -17,6 +18,7 @@ extension Defaults {
     }
 
     /// The string under `key`; a number reads as its text. `nil` for other values.
+    @inlinable
     public func string(forKey key: some DefaultsKeyName) -> String? {
         lookup(key) { LenientConversion.string($0) }
     }
@@ -24,30 +26,38 @@ extension Defaults {
     /// The integer under `key`: a `Double` is truncated, a `Bool` is 0 or 1, a numeric string
     /// is parsed; `0` when absent or not a number. A number beyond `Int`'s range is reported
     /// and reads as `0`.
+    @inlinable
     public func integer(forKey key: some DefaultsKeyName) -> Int {
-        let fullKey = fullKey(key.defaultsKeyName)
         switch lookup(key, { LenientConversion.integer($0) }) {
         case .value(let int): return int
         case .outOfRange:
-            report(DefaultsError(.typeMismatch, "Cannot read Int at \(fullKey): the stored number does not fit in Int.",
-                                 backend: "Defaults", key: fullKey))
+            reportOutOfRange(Int.self, forKey: fullKey(key.defaultsKeyName))
             return 0
         case .notANumber, nil: return 0
         }
     }
 
+    @usableFromInline
+    func reportOutOfRange(_ type: Any.Type, forKey fullKey: String) {
+        report(DefaultsError(.typeMismatch, "Cannot read \(type) at \(fullKey): the stored number does not fit in \(type).",
+                             backend: "Defaults", key: fullKey))
+    }
+
     /// The number under `key` (integers, `Bool` and numeric strings convert); `0` otherwise.
+    @inlinable
     public func double(forKey key: some DefaultsKeyName) -> Double {
         lookup(key) { LenientConversion.double($0) } ?? 0
     }
 
     /// ``double(forKey:)`` as a `Float`.
+    @inlinable
     public func float(forKey key: some DefaultsKeyName) -> Float {
         Float(double(forKey: key))
     }
 
     /// The Boolean under `key`: `true` for `true`, a non-zero number, or the strings
     /// `"true"`/`"yes"` (any case) and non-zero numbers; `false` otherwise.
+    @inlinable
     public func bool(forKey key: some DefaultsKeyName) -> Bool {
         lookup(key) { LenientConversion.bool($0) } ?? false
     }
@@ -145,7 +155,8 @@ extension Defaults {
 
     /// Reads `key` (stored, else registered) and converts it; `nil` if absent or on an error
     /// (reported).
-    private func lookup<T>(_ key: some DefaultsKeyName, _ convert: (DefaultsValue) -> T?) -> T? {
+    @inlinable
+    func lookup<T>(_ key: some DefaultsKeyName, _ convert: (DefaultsValue) -> T?) -> T? {
         do {
             return try lookup(fullKey(key.defaultsKeyName)).flatMap(convert)
         } catch {

@@ -57,12 +57,12 @@ public final class Defaults: Sendable {
     /// The prefix put in front of every key, from ``scoped(_:)``; empty for an unscoped instance.
     public let prefix: String
 
-    let shared: Shared
+    @usableFromInline let shared: Shared
 
     /// State shared by an instance and the scoped instances made from it.
-    final class Shared: Sendable {
+    @usableFromInline final class Shared: Sendable {
         let registered = Mutex<[String: DefaultsValue]>([:])
-        let decoded = DecodedValueCache()
+        @usableFromInline let decoded = DecodedValueCache()
         let errorHandler: ErrorHandler
         let decodingFailurePolicy: DecodingFailurePolicy
 
@@ -123,20 +123,26 @@ public final class Defaults: Sendable {
     private static let logger = Logger(label: "AnyDefaults")
 
     // MARK: Internals shared by the throwing and the non-throwing API
+    //
+    // The read path of typed keys is inlinable, so that it is specialized for the value type in
+    // the caller's module: a typed read of a scalar then costs little more than the provider's
+    // own read (see Benchmarks/Benchmarks/FacadeBenchmarks).
 
     /// The key as stored: the scope's prefix and `name`.
-    @inline(__always)
+    @inlinable
     func fullKey(_ name: String) -> String {
         prefix.isEmpty ? name : prefix + name
     }
 
     /// Sends `error` to the handler.
+    @usableFromInline
     func report(_ error: DefaultsError) {
         shared.errorHandler(error)
     }
 
     /// Reports a failed read and returns `fallback`, removing the stored value first if the
     /// policy asks for that and the value could not be decoded.
+    @usableFromInline
     func recover<T>(_ error: DefaultsError, fullKey: String, fallback: T) -> T {
         report(error)
         if shared.decodingFailurePolicy == .removeValue,
@@ -152,28 +158,43 @@ public final class Defaults: Sendable {
     }
 
     /// The stored value for a full key, or else its registered default.
+    @inlinable
     func lookup(_ fullKey: String) throws(DefaultsError) -> DefaultsValue? {
         if let stored = try provider.value(forKey: fullKey) { return stored }
-        return shared.registered.withLock { $0[fullKey] }
+        return registeredValue(fullKey)
+    }
+
+    @usableFromInline
+    func registeredValue(_ fullKey: String) -> DefaultsValue? {
+        shared.registered.withLock { $0[fullKey] }
     }
 
     /// Reads `T` through its ``DefaultsSerializable`` conformance; `nil` if nothing is stored
     /// or registered.
+    @inlinable
     func read<T: DefaultsSerializable>(_ type: T.Type, fullKey: String) throws(DefaultsError) -> T? {
         guard let stored = try lookup(fullKey) else {
-            if T.cachesDecodedValue { shared.decoded.remove(forKey: fullKey) }
+            if T.cachesDecodedValue { forgetDecoded(fullKey) }
             return nil
         }
-        guard T.cachesDecodedValue else {
-            do {
-                return try T(defaultsValue: stored)
-            } catch {
-                throw error.located(at: fullKey)
-            }
+        if T.cachesDecodedValue { return try readCaching(T.self, fullKey: fullKey, stored: stored) }
+        do {
+            return try T(defaultsValue: stored)
+        } catch {
+            throw error.located(at: fullKey)
         }
-        return try decodeCaching(T.self, method: .bridge, fullKey: fullKey, stored: stored) { value throws(DefaultsError) in
+    }
+
+    @inlinable
+    func readCaching<T: DefaultsSerializable>(_ type: T.Type, fullKey: String, stored: DefaultsValue) throws(DefaultsError) -> T {
+        try decodeCaching(T.self, method: .bridge, fullKey: fullKey, stored: stored) { value throws(DefaultsError) in
             try T(defaultsValue: value)
         }
+    }
+
+    @usableFromInline
+    func forgetDecoded(_ fullKey: String) {
+        shared.decoded.remove(forKey: fullKey)
     }
 
     /// Reads `T` as `Codable`; `nil` if nothing is stored or registered.
@@ -191,7 +212,8 @@ public final class Defaults: Sendable {
     }
 
     /// Decodes `stored`, or returns the value decoded from an equal stored value before.
-    private func decodeCaching<T: Sendable>(
+    @inlinable
+    func decodeCaching<T: Sendable>(
         _ type: T.Type, method: DecodedValueCache.Method, fullKey: String, stored: DefaultsValue,
         _ decode: (DefaultsValue) throws(DefaultsError) -> T
     ) throws(DefaultsError) -> T {
@@ -234,6 +256,7 @@ public final class Defaults: Sendable {
 extension DefaultsError {
     /// This error, naming `key` as its key and, for errors of the coder layer, at the start of
     /// the path inside the value.
+    @usableFromInline
     func located(at key: String) -> DefaultsError {
         var error = [DefaultsEncoder.backend, DefaultsDecoder.backend, bridgeBackend].contains(backend) ? inside(key) : self
         error.key = error.key ?? key

@@ -6,7 +6,9 @@ import Foundation
 ///
 /// One departure: a number that does not fit (`integer(forKey:)` on `.double(1e300)`) is an
 /// error reported to the handler, not a wrapped or clamped number.
+@usableFromInline
 enum LenientConversion {
+    @usableFromInline
     enum Outcome<T> {
         case value(T)
         /// Not convertible: the getter's empty value, silently, as `UserDefaults` does.
@@ -15,6 +17,7 @@ enum LenientConversion {
         case outOfRange
     }
 
+    @usableFromInline
     static func integer(_ value: DefaultsValue) -> Outcome<Int> {
         switch value {
         case .int(let int): return Int(exactly: int).map(Outcome.value) ?? .outOfRange
@@ -35,6 +38,7 @@ enum LenientConversion {
         return Int(exactly: double.rounded(.towardZero)).map(Outcome.value) ?? .outOfRange
     }
 
+    @usableFromInline
     static func double(_ value: DefaultsValue) -> Double? {
         switch value {
         case .double(let double): double
@@ -47,6 +51,7 @@ enum LenientConversion {
 
     /// `true` for `true`, a non-zero number, and the strings `"true"`/`"yes"` (any case) or a
     /// non-zero number.
+    @usableFromInline
     static func bool(_ value: DefaultsValue) -> Bool {
         switch value {
         case .bool(let bool): return bool
@@ -61,6 +66,7 @@ enum LenientConversion {
     }
 
     /// Strings as they are, and numbers as their text (a Bool as `"1"` or `"0"`, as `NSNumber`).
+    @usableFromInline
     static func string(_ value: DefaultsValue) -> String? {
         switch value {
         case .string(let string): string

@@ -1,0 +1,58 @@
+import AnyDefaultsCore
+import AnyDefaultsMemory
+import Benchmark
+
+// The facade's typed reads against the raw provider read they are built on, side by side.
+
+struct BenchLayout: Codable, Sendable, DefaultsCodable {
+    var columns: Int
+    var sidebar: Bool
+    var title: String
+    var widths: [Double]
+}
+
+extension DefaultsKeys {
+    static let benchCount = DefaultsKey<Int>("count", default: 0)
+    static let benchName = DefaultsKey<String>("name", default: "")
+    static let benchLayout = DefaultsKey<BenchLayout>(
+        "layout", default: BenchLayout(columns: 0, sidebar: false, title: "", widths: []))
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(2))
+    let cheap = Benchmark.Configuration(scalingFactor: .kilo)
+
+    let layout = BenchLayout(columns: 3, sidebar: true, title: "Main window", widths: [120, 480, 240])
+    let provider = InMemoryProvider([
+        "count": .int(42),
+        "name": .string("a settings value longer than fifteen bytes"),
+        "layout": (try? layout.defaultsValue) ?? .dictionary([:]),
+    ])
+    let defaults = Defaults(provider)
+
+    Benchmark("Baseline: raw read Int", configuration: cheap) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try provider.value(forKey: "count")) }
+    }
+    Benchmark("Defaults typed read Int", configuration: cheap) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(defaults[.benchCount]) }
+    }
+    Benchmark("Defaults integer(forKey:)", configuration: cheap) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(defaults.integer(forKey: "count")) }
+    }
+
+    Benchmark("Baseline: raw read String", configuration: cheap) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try provider.value(forKey: "name")) }
+    }
+    Benchmark("Defaults typed read String", configuration: cheap) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(defaults[.benchName]) }
+    }
+
+    Benchmark("Baseline: raw read and decode Codable", configuration: cheap) { benchmark in
+        for _ in benchmark.scaledIterations {
+            if let stored = try provider.value(forKey: "layout") { blackHole(try BenchLayout(defaultsValue: stored)) }
+        }
+    }
+    Benchmark("Defaults typed read Codable", configuration: cheap) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(defaults[.benchLayout]) }
+    }
+}

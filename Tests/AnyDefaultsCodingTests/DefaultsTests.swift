@@ -27,17 +27,21 @@ final class ErrorLog: Sendable {
     var handler: Defaults.ErrorHandler { { error in self.errors.withLock { $0.append(error) } } }
 }
 
+/// A `Defaults` over an `InMemoryProvider` holding `values`, cached or not, whose errors go to
+/// the returned log; the provider is returned too, to check what is stored.
 func makeDefaults(
-    _ values: [String: DefaultsValue] = [:], policy: Defaults.DecodingFailurePolicy = .keepValue
+    _ values: [String: DefaultsValue] = [:], cached: Bool, policy: Defaults.DecodingFailurePolicy = .keepValue
 ) -> (Defaults, InMemoryProvider, ErrorLog) {
     let provider = InMemoryProvider(values)
     let log = ErrorLog()
-    return (Defaults(provider, errorHandler: log.handler, decodingFailurePolicy: policy), provider, log)
+    let defaults = Defaults(provider, cached: cached, errorHandler: log.handler, decodingFailurePolicy: policy)
+    #expect(defaults.isCached == cached)
+    return (defaults, provider, log)
 }
 
 @Suite struct DefaultsUserDefaultsShapeTests {
-    @Test func setAndReadEveryKind() throws {
-        let (defaults, provider, log) = makeDefaults()
+    @Test(arguments: [true, false]) func setAndReadEveryKind(cached: Bool) throws {
+        let (defaults, provider, log) = makeDefaults(cached: cached)
         let date = Date(timeIntervalSinceReferenceDate: 1000)
         defaults.set("ada", forKey: "name")
         defaults.set(42, forKey: "answer")
@@ -67,8 +71,8 @@ func makeDefaults(
         #expect(log.all.isEmpty)
     }
 
-    @Test func absentKeysReadAsEmptyValues() {
-        let (defaults, _, log) = makeDefaults()
+    @Test(arguments: [true, false]) func absentKeysReadAsEmptyValues(cached: Bool) {
+        let (defaults, _, log) = makeDefaults(cached: cached)
         #expect(defaults.string(forKey: "x") == nil)
         #expect(defaults.integer(forKey: "x") == 0)
         #expect(defaults.bool(forKey: "x") == false)
@@ -79,12 +83,12 @@ func makeDefaults(
         #expect(log.all.isEmpty)
     }
 
-    @Test func gettersConvertLikeUserDefaults() {
+    @Test(arguments: [true, false]) func gettersConvertLikeUserDefaults(cached: Bool) {
         let (defaults, _, log) = makeDefaults([
             "d": .double(3.9), "negative": .double(-3.9), "i": .int(7), "b": .bool(true), "s": .string("12"),
             "yes": .string("YES"), "word": .string("nope"), "huge": .double(1e300), "path": .string("/tmp/x"),
             "mixed": .array([.string("a"), .int(1)]),
-        ])
+        ], cached: cached)
         #expect(defaults.integer(forKey: "d") == 3)
         #expect(defaults.integer(forKey: "negative") == -3)
         #expect(defaults.integer(forKey: "b") == 1)
@@ -106,8 +110,8 @@ func makeDefaults(
         #expect(log.all.first?.key == "huge")
     }
 
-    @Test func registeredDefaultsSitBetweenStoredValuesAndKeyDefaults() throws {
-        let (defaults, provider, _) = makeDefaults()
+    @Test(arguments: [true, false]) func registeredDefaultsSitBetweenStoredValuesAndKeyDefaults(cached: Bool) throws {
+        let (defaults, provider, _) = makeDefaults(cached: cached)
         #expect(defaults[.volume] == 0.5)
         defaults.register(defaults: ["volume": 0.7, "name": "guest"])
         #expect(defaults[.volume] == 0.7)
@@ -120,8 +124,8 @@ func makeDefaults(
         #expect(defaults[.volume] == 0.7)
     }
 
-    @Test func removal() throws {
-        let (defaults, provider, log) = makeDefaults(["a.1": 1, "a.2": 2, "b.1": 3, "ab": 4])
+    @Test(arguments: [true, false]) func removal(cached: Bool) throws {
+        let (defaults, provider, log) = makeDefaults(["a.1": 1, "a.2": 2, "b.1": 3, "ab": 4], cached: cached)
         defaults.removeObject(forKey: "ab")
         defaults.removeObject(forKey: "missing")
         #expect(!defaults.hasValue(forKey: "ab"))
@@ -132,8 +136,8 @@ func makeDefaults(
         #expect(log.all.isEmpty)
     }
 
-    @Test func enumKeyNames() throws {
-        let (defaults, _, _) = makeDefaults()
+    @Test(arguments: [true, false]) func enumKeyNames(cached: Bool) throws {
+        let (defaults, _, _) = makeDefaults(cached: cached)
         defaults.set("ada", forKey: SettingsKey.username)
         #expect(defaults.string(forKey: "username") == "ada")
         #expect(defaults.string(forKey: SettingsKey.username) == "ada")
@@ -143,8 +147,8 @@ func makeDefaults(
 }
 
 @Suite struct DefaultsTypedTests {
-    @Test func typedKeys() throws {
-        let (defaults, provider, log) = makeDefaults()
+    @Test(arguments: [true, false]) func typedKeys(cached: Bool) throws {
+        let (defaults, provider, log) = makeDefaults(cached: cached)
         #expect(defaults[.launchCount] == 0)
         defaults[.launchCount] += 1
         defaults[.launchCount] += 1
@@ -165,8 +169,8 @@ func makeDefaults(
         #expect(log.all.isEmpty)
     }
 
-    @Test func optionalKeysRemoveOnNil() throws {
-        let (defaults, provider, _) = makeDefaults()
+    @Test(arguments: [true, false]) func optionalKeysRemoveOnNil(cached: Bool) throws {
+        let (defaults, provider, _) = makeDefaults(cached: cached)
         #expect(defaults[.nickname] == nil)
         defaults[.nickname] = "lovelace"
         #expect(defaults[.nickname] == "lovelace")
@@ -180,8 +184,8 @@ func makeDefaults(
         #expect(!defaults.hasValue(forKey: "n"))
     }
 
-    @Test func codableValues() throws {
-        let (defaults, provider, log) = makeDefaults()
+    @Test(arguments: [true, false]) func codableValues(cached: Bool) throws {
+        let (defaults, provider, log) = makeDefaults(cached: cached)
         defaults.setCodable(sampleSettings, forKey: "settings")
         #expect(defaults.codable(Settings.self, forKey: "settings") == sampleSettings)
         let typed: Settings? = defaults.codable(forKey: "settings")
@@ -198,11 +202,11 @@ func makeDefaults(
         #expect(log.all.isEmpty)
     }
 
-    @Test func undecodableValueIsReportedAndKept() throws {
+    @Test(arguments: [true, false]) func undecodableValueIsReportedAndKept(cached: Bool) throws {
         let (defaults, provider, log) = makeDefaults([
             "layout": .dictionary(["columns": .string("top-secret"), "sidebar": .bool(true)]),
             "small": .int(300),
-        ])
+        ], cached: cached)
         #expect(defaults[.layout] == Layout(columns: 2, sidebar: true))
         #expect(defaults[.small] == 1)
         let errors = log.all
@@ -216,8 +220,8 @@ func makeDefaults(
         #expect(defaults.codable(Layout.self, forKey: "layout") == nil)
     }
 
-    @Test func removeValuePolicyDeletesUndecodableValues() throws {
-        let (defaults, provider, log) = makeDefaults(["small": .int(300), "fine": .int(1)], policy: .removeValue)
+    @Test(arguments: [true, false]) func removeValuePolicyDeletesUndecodableValues(cached: Bool) throws {
+        let (defaults, provider, log) = makeDefaults(["small": .int(300), "fine": .int(1)], cached: cached, policy: .removeValue)
         #expect(defaults[.small] == 1)
         #expect(try provider.value(forKey: "small") == nil)
         #expect(log.all.count == 1)
@@ -226,8 +230,8 @@ func makeDefaults(
         #expect(try provider.value(forKey: "fine") == .int(1))
     }
 
-    @Test func throwingVariantsThrow() throws {
-        let (defaults, _, log) = makeDefaults(["small": .int(300)])
+    @Test(arguments: [true, false]) func throwingVariantsThrow(cached: Bool) throws {
+        let (defaults, _, log) = makeDefaults(["small": .int(300)], cached: cached)
         let strict = defaults.throwing
         #expect { try strict.value(for: .small) } throws: { ($0 as? DefaultsError)?.code == .typeMismatch }
         #expect { try strict[.small] } throws: { ($0 as? DefaultsError)?.key == "small" }
@@ -246,8 +250,8 @@ func makeDefaults(
 }
 
 @Suite struct DefaultsScopeTests {
-    @Test func scopedDefaultsPrefixKeys() throws {
-        let (defaults, provider, _) = makeDefaults(["other": 1])
+    @Test(arguments: [true, false]) func scopedDefaultsPrefixKeys(cached: Bool) throws {
+        let (defaults, provider, _) = makeDefaults(["other": 1], cached: cached)
         let ui = defaults.scoped("ui.")
         ui.set("dark", forKey: "theme")
         ui[.volume] = 0.3
@@ -271,16 +275,24 @@ func makeDefaults(
     }
 }
 
-/// Counts how often it is decoded.
+/// Counts how often it is decoded, per tag, so that tests running at once count apart.
 struct CountedLayout: Codable, Equatable, DefaultsCodable {
-    static let decodes = Atomic<Int>(0)
+    private static let counts = Mutex<[String: Int]>([:])
+    static func decodes(_ tag: String) -> Int { counts.withLock { $0[tag, default: 0] } }
+
+    var tag: String
     var columns: Int
 
-    init(columns: Int) { self.columns = columns }
+    init(tag: String = "", columns: Int) {
+        self.tag = tag
+        self.columns = columns
+    }
 
     init(from decoder: any Decoder) throws {
-        Self.decodes.add(1, ordering: .relaxed)
-        columns = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .columns)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tag = try container.decode(String.self, forKey: .tag)
+        columns = try container.decode(Int.self, forKey: .columns)
+        Self.counts.withLock { $0[tag, default: 0] += 1 }
     }
 }
 
@@ -289,34 +301,34 @@ extension DefaultsKeys {
 }
 
 @Suite struct DecodedValueCacheTests {
-    @Test func codableReadsDecodeOncePerChange() throws {
-        let (defaults, provider, _) = makeDefaults()
-        let decodes = { CountedLayout.decodes.load(ordering: .relaxed) }
-        let start = decodes()
+    @Test(arguments: [true, false]) func codableReadsDecodeOncePerChange(cached: Bool) throws {
+        let (defaults, provider, _) = makeDefaults(cached: cached)
+        let tag = UUID().uuidString
+        let decodes = { CountedLayout.decodes(tag) }
 
-        defaults[.counted] = CountedLayout(columns: 1)
+        defaults[.counted] = CountedLayout(tag: tag, columns: 1)
         for _ in 0..<100 { #expect(defaults[.counted].columns == 1) }
-        #expect(decodes() - start == 1)
+        #expect(decodes() == 1)
 
-        defaults[.counted] = CountedLayout(columns: 2)
+        defaults[.counted] = CountedLayout(tag: tag, columns: 2)
         for _ in 0..<100 { #expect(defaults[.counted].columns == 2) }
-        #expect(decodes() - start == 2)
+        #expect(decodes() == 2)
 
         // A change made below the facade is seen at once.
-        try provider.setValue(.dictionary(["columns": .int(3)]), forKey: "counted")
+        try provider.setValue(.dictionary(["tag": .string(tag), "columns": .int(3)]), forKey: "counted")
         #expect(defaults[.counted].columns == 3)
-        #expect(decodes() - start == 3)
+        #expect(decodes() == 3)
 
         // codable(forKey:) caches too, separately from the typed bridge.
         for _ in 0..<10 { #expect(defaults.codable(CountedLayout.self, forKey: "counted")?.columns == 3) }
-        #expect(decodes() - start == 4)
+        #expect(decodes() == 4)
 
         try provider.removeValue(forKey: "counted")
         #expect(defaults[.counted].columns == 0)
     }
 
-    @Test func concurrentReadersAndWritersSeeWholeValues() async throws {
-        let (defaults, _, log) = makeDefaults()
+    @Test(arguments: [true, false]) func concurrentReadersAndWritersSeeWholeValues(cached: Bool) async throws {
+        let (defaults, _, log) = makeDefaults(cached: cached)
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
                 group.addTask {
@@ -334,5 +346,66 @@ extension DefaultsKeys {
             }
         }
         #expect(log.all.isEmpty)
+    }
+}
+
+/// A provider that changes without telling anyone: its writes send no events, as a store changed
+/// by other means than its backend can detect.
+final class SilentProvider: DefaultsProvider {
+    let inner = InMemoryProvider()
+    var capabilities: DefaultsCapabilities { inner.capabilities }
+    func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? { try inner.value(forKey: key) }
+    func keys() throws(DefaultsError) -> [String] { try inner.keys() }
+    func apply(_ changes: [DefaultsChange]) throws(DefaultsError) { try inner.apply(changes) }
+    func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        DefaultsObservation {}
+    }
+}
+
+@Suite struct DefaultsCacheTests {
+    @Test func cachedByDefaultWithStatisticsPassedThrough() throws {
+        let defaults = Defaults(InMemoryProvider(["a": 1]))
+        #expect(defaults.isCached)
+        #expect(defaults.provider is CachingProvider<InMemoryProvider>)
+        #expect(defaults.integer(forKey: "a") == 1)
+        #expect(defaults.integer(forKey: "a") == 1)
+        defaults.set(1, forKey: "a")
+        let statistics = try #require(defaults.statistics)
+        #expect(statistics.misses == 1)
+        #expect(statistics.hits == 1)
+        #expect(statistics.skippedWrites == 1)
+        defaults.resetStatistics()
+        #expect(defaults.statistics == CacheStatistics())
+
+        let plain = Defaults(InMemoryProvider(), cached: false)
+        #expect(!plain.isCached)
+        #expect(plain.statistics == nil)
+        #expect(plain.provider is InMemoryProvider)
+    }
+
+    @Test func aCachedProviderIsNotWrappedAgain() {
+        let cache = InMemoryProvider().cached()
+        #expect((Defaults(cache).provider as? CachingProvider<InMemoryProvider>) === cache)
+        // As the configuration registry hands it out: an existential.
+        let opened: any DefaultsProvider = cache
+        #expect((Defaults(opened).provider as? CachingProvider<InMemoryProvider>) === cache)
+    }
+
+    @Test func invalidationReachesTheCache() throws {
+        let silent = SilentProvider()
+        let defaults = Defaults(silent)
+        let ui = defaults.scoped("ui.")
+        ui[.counted] = CountedLayout(columns: 1)
+        ui[.volume] = 0.1
+        #expect(ui[.counted].columns == 1)
+
+        try silent.inner.setValue(.dictionary(["tag": "", "columns": .int(2)]), forKey: "ui.counted")
+        try silent.inner.setValue(.double(0.2), forKey: "ui.volume")
+        #expect(ui[.counted].columns == 1)      // not reported: the cache cannot know
+        ui.invalidateCache(forKey: "counted")
+        #expect(ui[.counted].columns == 2)
+        #expect(ui[.volume] == 0.1)
+        defaults.invalidateCache()
+        #expect(ui[.volume] == 0.2)
     }
 }

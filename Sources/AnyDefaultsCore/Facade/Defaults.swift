@@ -52,7 +52,8 @@ public final class Defaults: Sendable {
         case removeValue
     }
 
-    /// The provider this instance reads and writes.
+    /// The provider this instance reads and writes: the one it was created with, behind a
+    /// ``CachingProvider`` unless that was turned off.
     public let provider: any DefaultsProvider
     /// The prefix put in front of every key, from ``scoped(_:)``; empty for an unscoped instance.
     public let prefix: String
@@ -65,28 +66,42 @@ public final class Defaults: Sendable {
         @usableFromInline let decoded = DecodedValueCache()
         let errorHandler: ErrorHandler
         let decodingFailurePolicy: DecodingFailurePolicy
+        /// The cache in front of the provider, if there is one.
+        let cache: (any CacheControl)?
 
-        init(errorHandler: @escaping ErrorHandler, decodingFailurePolicy: DecodingFailurePolicy) {
+        init(errorHandler: @escaping ErrorHandler, decodingFailurePolicy: DecodingFailurePolicy, cache: (any CacheControl)?) {
             self.errorHandler = errorHandler
             self.decodingFailurePolicy = decodingFailurePolicy
+            self.cache = cache
         }
     }
 
     /// Creates a store over `provider`.
     ///
+    /// ```swift
+    /// let defaults = Defaults(try SQLiteProvider(path: path))
+    /// let uncached = Defaults(InMemoryProvider(), cached: false)
+    /// ```
+    ///
     /// - Parameters:
+    ///   - cached: whether to put a ``CachingProvider`` in front of `provider` (unless it is one
+    ///     already), so that repeated reads cost a lock and a lookup. On by default. Write through
+    ///     this instance (or the cache) rather than to `provider` directly: the cache learns of
+    ///     direct writes only through the provider's change events.
     ///   - errorHandler: receives the errors of the non-throwing methods; by default they are
     ///     logged with swift-log (see ``logErrors``).
     ///   - decodingFailurePolicy: what to do with a stored value that cannot be read as the
     ///     requested type; by default it is kept.
     public convenience init(
         _ provider: some DefaultsProvider,
+        cached: Bool = true,
         errorHandler: @escaping ErrorHandler = Defaults.logErrors,
         decodingFailurePolicy: DecodingFailurePolicy = .keepValue
     ) {
+        let store: any DefaultsProvider = if cached, !(provider is any CacheControl) { provider.cached() } else { provider }
         self.init(
-            provider: provider, prefix: "",
-            shared: Shared(errorHandler: errorHandler, decodingFailurePolicy: decodingFailurePolicy))
+            provider: store, prefix: "",
+            shared: Shared(errorHandler: errorHandler, decodingFailurePolicy: decodingFailurePolicy, cache: store as? any CacheControl))
     }
 
     init(provider: any DefaultsProvider, prefix: String, shared: Shared) {

@@ -26,11 +26,13 @@ public struct ThrowingDefaults: Sendable {
     /// - Throws: the provider's errors; ``DefaultsError/Code-swift.struct/typeMismatch`` or
     ///   ``DefaultsError/Code-swift.struct/decodingFailed`` if the stored value cannot be read
     ///   as `Value`.
+    @inlinable
     public func value<Value>(for key: DefaultsKey<Value>) throws(DefaultsError) -> Value {
         try defaults.read(Value.self, fullKey: defaults.fullKey(key.name)) ?? key.defaultValue
     }
 
     /// The value of `key`, as ``value(for:)``.
+    @inlinable
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
         get throws(DefaultsError) { try value(for: key) }
     }

@@ -59,6 +59,16 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// MARK: Coder layer, typed keys and the Defaults facade
+// Kept as a separate block so parallel edits above merge cleanly.
+package.dependencies += [.package(url: "https://github.com/apple/swift-log", from: "1.16.2")]
+for target in package.targets where target.name == "AnyDefaultsCore" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+]
+
 // MARK: JSON file backend (issue 5)
 package.products.append(.library(name: "AnyDefaultsJSONFile", targets: ["AnyDefaultsJSONFile"]))
 package.targets.append(contentsOf: [

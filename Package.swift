@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 "AnyDefaultsCore",
                 "AnyDefaultsMemory",
+                "AnyDefaultsJSONFile",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),

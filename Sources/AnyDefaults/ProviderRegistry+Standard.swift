@@ -1,4 +1,5 @@
 import AnyDefaultsCore
+import AnyDefaultsJSONFile
 import AnyDefaultsMemory
 
 extension ProviderRegistry {
@@ -19,6 +20,20 @@ extension ProviderRegistry {
     public func registerBuiltInBackends() {
         register(scheme: "memory", summary: "in memory, gone when the process ends (tests, previews)", location: .none) { _ in
             InMemoryProvider()
+        }
+        register(
+            scheme: "json", summary: "a human-readable, hand-editable JSON file", location: .path("PATH"),
+            options: [
+                StoreOption("recovery", values: "fail|moveaside", summary: "a bad file: throw (default), or keep it aside and start empty"),
+                StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
+                StoreOption("watch", values: "on|off", summary: "report changes made by other processes (default on)"),
+            ]
+        ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+            let options = try JSONFileProvider.Options(
+                corruptionPolicy: configuration.option("recovery", choices: ["fail": .fail, "moveaside": .moveAside], default: .fail),
+                lockTimeout: .seconds(configuration.intOption("locktimeout", in: 0...86_400, default: 10)),
+                watchesExternalChanges: configuration.boolOption("watch", default: true))
+            return try JSONFileProvider(path: configuration.location, options: options)
         }
     }
 }

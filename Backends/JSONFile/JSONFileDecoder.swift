@@ -35,6 +35,13 @@ enum JSONFileDecoder {
         return result
     }
 
+    /// Reads the text of one value (what ``JSONFileEncoder/encode(value:)`` writes, or any plain
+    /// JSON value but `null`).
+    static func decodeValue(_ text: [UInt8]) throws(JSONFileParseError) -> DefaultsValue {
+        let root = try JSONReader.parse(text, maximumDepth: maximumJSONDepth)
+        return try Decoding(text: text).value(of: root)
+    }
+
     private struct Decoding {
         let text: [UInt8]
 

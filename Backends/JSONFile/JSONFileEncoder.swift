@@ -16,6 +16,24 @@ enum JSONFileEncoder {
         }
         writer.open(UInt8(ascii: "{"))
         var stack = [Frame(entries: sorted(values).map { ($0.key, $0.value) }, closer: UInt8(ascii: "}"))]
+        drain(&stack, into: &writer)
+        writer.finish()
+        return writer.bytes
+    }
+
+    /// The text of one value, laid out as in a file: a scalar on one line, a container pretty-printed,
+    /// a value JSON cannot carry exactly in its tagged form (also at the top).
+    static func encode(value: DefaultsValue) -> [UInt8] {
+        var writer = JSONWriter()
+        var stack: [Frame] = []
+        write(value, into: &writer, stack: &stack)
+        drain(&stack, into: &writer)
+        writer.finish()
+        return writer.bytes
+    }
+
+    /// Writes the elements of every open container, innermost first, and closes them.
+    private static func drain(_ stack: inout [Frame], into writer: inout JSONWriter) {
         while !stack.isEmpty {
             let top = stack.count - 1
             let next = stack[top].next
@@ -29,8 +47,6 @@ enum JSONFileEncoder {
             if let key { writer.key(key) }
             write(value, into: &writer, stack: &stack)
         }
-        writer.finish()
-        return writer.bytes
     }
 
     /// An open array or object and the elements still to write.

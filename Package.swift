@@ -38,3 +38,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: UserDefaults backend (issue 6)
+package.products.append(.library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]))
+package.targets += [
+    .target(name: "AnyDefaultsUserDefaults", dependencies: ["AnyDefaultsCore"], path: "Backends/UserDefaults"),
+    .testTarget(
+        name: "AnyDefaultsUserDefaultsTests",
+        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore", "TestSupport"]
+    ),
+    // Runs provider and plain-Foundation operations in another process, with its own XDG_CONFIG_HOME.
+    .executableTarget(
+        name: "UserDefaultsTestChild",
+        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore"],
+        path: "Tests/Children/UserDefaultsTestChild"
+    ),
+]

@@ -71,3 +71,5 @@ package.targets += [
         path: "Tests/Children/UserDefaultsTestChild"
     ),
 ]
+// The conformance suite runs on the provider too.
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsUserDefaults")

@@ -33,14 +33,14 @@ final class PreferencesDomainStore: Sendable {
         let object: CFPropertyList? = CFPreferencesCopyValue(
             key as CFString, domain, kCFPreferencesCurrentUser, kCFPreferencesAnyHost)
         guard let object else { return nil }
-        return PropertyListMapping.value(from: object)
+        return PropertyListNode(object: object)?.defaultsValue
     }
 
     func allValues(options: UserDefaultsProvider.Options) throws(DefaultsError) -> [String: DefaultsValue] {
         let copied: CFDictionary? = CFPreferencesCopyMultiple(
             nil, domain, kCFPreferencesCurrentUser, kCFPreferencesAnyHost)
         guard let copied, let objects = (copied as NSDictionary) as? [String: Any] else { return [:] }
-        return PropertyListMapping.values(fromDomain: objects)
+        return PropertyListNode.values(fromDomain: objects.compactMapValues { PropertyListNode(object: $0) })
     }
 
     /// Nothing to do: `cfprefsd` keeps reads current.
@@ -67,7 +67,7 @@ final class PreferencesDomainStore: Sendable {
                         guard old != value else { continue }
                         if let old, Self.mayCompareEqual(old, value) { clearFirst.append(key) }
                         values[key] = value
-                        toSet[key] = PropertyListMapping.object(for: value)
+                        toSet[key] = PropertyListNode(value).object
                         toRemove.remove(key)
                         events.append(DefaultsChangeEvent(key: key, newValue: value))
                     case .remove(let key):

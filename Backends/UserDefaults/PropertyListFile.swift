@@ -50,8 +50,8 @@ struct PropertyListFile: Sendable {
     enum Content {
         /// There is no file: the suite is empty.
         case absent
-        /// The file's top-level dictionary, as Foundation parsed it.
-        case dictionary([String: Any], Stamp)
+        /// The file's top-level dictionary.
+        case dictionary([String: PropertyListNode], Stamp)
         /// The file is not a property list holding a dictionary.
         case corrupted(DefaultsError, Stamp)
     }
@@ -127,16 +127,31 @@ struct PropertyListFile: Sendable {
         }
     }
 
-    /// Parses a property list whose top level must be a dictionary.
-    static func parse(_ bytes: [UInt8]) -> Result<[String: Any], DamageReason> {
+    /// Parses a property list whose top level must be a dictionary: binary property lists with
+    /// ``BinaryPropertyListReader``, anything else (Foundation writes XML) with Foundation.
+    static func parse(_ bytes: [UInt8]) -> Result<[String: PropertyListNode], DamageReason> {
+        if bytes.starts(with: BinaryPropertyListReader.magic), let root = try? BinaryPropertyListReader.read(bytes) {
+            guard case .dictionary(let dictionary) = root else {
+                return .failure(DamageReason(description: "its top level is not a dictionary"))
+            }
+            return .success(dictionary)
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
             return .failure(DamageReason(description: "Foundation cannot parse it"))
         }
-        guard let dictionary = object as? [String: Any] else {
+        guard let objects = object as? [String: Any] else {
             return .failure(DamageReason(description: "its top level is a \(type(of: object)), not a dictionary"))
+        }
+        var dictionary: [String: PropertyListNode] = [:]
+        dictionary.reserveCapacity(objects.count)
+        for (key, object) in objects {
+            guard let node = PropertyListNode(object: object) else {
+                return .failure(DamageReason(description: "it holds a value that is not of a property-list type"))
+            }
+            dictionary[key] = node
         }
         return .success(dictionary)
     }
@@ -171,7 +186,7 @@ struct PropertyListFile: Sendable {
     /// replaces the old, and the directory is synced after. Call it holding `lock`.
     ///
     /// - Returns: The new file's stamp, or `nil` when the file was removed.
-    func replace(with dictionary: [String: Any], holding lock: DirectoryLock) throws(DefaultsError) -> Stamp? {
+    func replace(with dictionary: [String: PropertyListNode], holding lock: DirectoryLock) throws(DefaultsError) -> Stamp? {
         if dictionary.isEmpty {
             guard unlink(path) == 0 || errno == ENOENT else {
                 throw failure("Could not remove the emptied suite file.", .current("unlink"))
@@ -179,14 +194,7 @@ struct PropertyListFile: Sendable {
             lock.syncDirectory()
             return nil
         }
-        let data: Data
-        do {
-            data = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
-        } catch {
-            throw DefaultsError(
-                .internalError, "Foundation could not encode the suite as a property list.",
-                backend: UserDefaultsProvider.backend, path: path, cause: error)
-        }
+        let data = BinaryPropertyListWriter.write(dictionary)
         var existing = stat()
         let mode = stat(path, &existing) == 0 ? mode_t(existing.st_mode) & 0o7777 : 0o600
         let temporary = directory + "/." + name + ".\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"

@@ -92,11 +92,11 @@ final class PropertyListFileStore: Sendable {
 
     /// Makes `content` the state, recovering a damaged file if the options say so, and queues
     /// events for what changed since the state was last loaded. Returns the file's top-level
-    /// dictionary as Foundation parsed it, so that a write can keep what it does not change.
+    /// dictionary, so that a write can keep what it does not change.
     private func load(
         _ content: PropertyListFile.Content, into state: inout State,
         options: UserDefaultsProvider.Options, holding heldLock: PropertyListFile.DirectoryLock?
-    ) throws(DefaultsError) -> (dictionary: [String: Any], queued: Bool) {
+    ) throws(DefaultsError) -> (dictionary: [String: PropertyListNode], queued: Bool) {
         var content = content
         if case .corrupted(let error, let stamp) = content {
             guard options.recoverCorruptedFile else {
@@ -123,7 +123,7 @@ final class PropertyListFileStore: Sendable {
                 content = .absent
             }
         }
-        let dictionary: [String: Any]
+        let dictionary: [String: PropertyListNode]
         let stamp: PropertyListFile.Stamp?
         switch content {
         case .absent, .corrupted:
@@ -131,7 +131,7 @@ final class PropertyListFileStore: Sendable {
         case .dictionary(let parsed, let parsedStamp):
             (dictionary, stamp) = (parsed, parsedStamp)
         }
-        let values = PropertyListMapping.values(fromDomain: dictionary)
+        let values = PropertyListNode.values(fromDomain: dictionary)
         let events = state.loaded ? InstanceListeners.differences(from: state.values, to: values) : []
         state.values = values
         state.stamp = stamp
@@ -167,7 +167,7 @@ final class PropertyListFileStore: Sendable {
                         values[key] = value
                         // Subscripting with the canonical key also finds an entry spelled in
                         // another normalization form: Swift compares Strings canonically.
-                        dictionary[key] = PropertyListMapping.object(for: value)
+                        dictionary[key] = PropertyListNode(value)
                         events.append(DefaultsChangeEvent(key: key, newValue: value))
                     case .remove(let key):
                         if dictionary.removeValue(forKey: key) != nil { removedHidden = true }

@@ -79,7 +79,10 @@ public final class UserDefaultsProvider: DefaultsProvider {
 
     /// What the provider promises: persistent and safe for several processes everywhere; atomic
     /// batches, also across a crash, where it writes the file itself (not on Apple platforms).
-    public var capabilities: DefaultsCapabilities {
+    public var capabilities: DefaultsCapabilities { Self.supportedCapabilities }
+
+    /// The ``capabilities`` of every provider on this platform.
+    public static var supportedCapabilities: DefaultsCapabilities {
         #if canImport(Darwin)
         [.persistent, .multiProcess]
         #else

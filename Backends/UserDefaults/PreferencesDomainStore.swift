@@ -23,6 +23,9 @@ final class PreferencesDomainStore: Sendable {
 
     var fileURL: URL? { nil }
 
+    /// Changes made by other processes are not reported on Apple platforms.
+    func watch() -> Bool { false }
+
     /// The CFPreferences application identifier of the suite.
     private var domain: CFString {
         if let suiteName { return suiteName as CFString }

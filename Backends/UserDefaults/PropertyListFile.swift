@@ -323,6 +323,11 @@ struct PropertyListFile: Sendable {
         return lock
     }
 
+    /// Creates the preferences directory (mode 0700, as Foundation does) if it is missing.
+    func createDirectory() throws(DefaultsError) {
+        try makeDirectory(directory)
+    }
+
     private func makeDirectory(_ path: String) throws(DefaultsError) {
         if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
         let failed = SystemCallError.current("mkdir")

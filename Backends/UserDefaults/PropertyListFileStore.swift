@@ -34,10 +34,36 @@ final class PropertyListFileStore: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Watches the file for changes other processes make, once a provider asked for it.
+    private let monitor = Mutex<FileChangeMonitor?>(nil)
 
     init(file: PropertyListFile, suiteName: String?) {
         self.file = file
         self.suiteName = suiteName
+    }
+
+    deinit {
+        monitor.withLock { $0?.cancel() }
+    }
+
+    /// Starts watching the suite file, if not yet done, so that changes made by other processes
+    /// are read and reported as they happen; returns whether the file is watched. Watching needs
+    /// the preferences directory, which is created (as Foundation would on its first write).
+    func watch() -> Bool {
+        monitor.withLock { monitor in
+            if monitor != nil { return true }
+            do {
+                try file.createDirectory()
+                monitor = try FileChangeMonitor(watching: [file.path], backend: UserDefaultsProvider.backend) {
+                    [weak self] in
+                    // A damaged file is remembered and reported by the next read.
+                    try? self?.refresh(options: UserDefaultsProvider.Options())
+                }
+                return true
+            } catch {
+                return false
+            }
+        }
     }
 
     var fileURL: URL? { URL(fileURLWithPath: file.path) }

@@ -45,6 +45,7 @@ public final class UserDefaultsProvider: DefaultsProvider {
     private let store: Store
     private let broadcaster = ChangeBroadcaster()
     private let instanceID: Int
+    private let watching: Bool
 
     /// Opens the suite `suiteName`, or the standard suite for `nil`.
     ///
@@ -65,6 +66,7 @@ public final class UserDefaultsProvider: DefaultsProvider {
         let store = Self.store(forSuite: suiteName)
         self.store = store
         instanceID = store.listeners.register(broadcaster)
+        watching = store.watch()
         // Read the suite now, so that a damaged file is reported here rather than on first use.
         try store.refresh(options: options)
     }
@@ -77,16 +79,20 @@ public final class UserDefaultsProvider: DefaultsProvider {
     /// Apple platforms, where `cfprefsd` owns the file.
     public var fileURL: URL? { store.fileURL }
 
-    /// What the provider promises: persistent and safe for several processes everywhere; atomic
-    /// batches, also across a crash, where it writes the file itself (not on Apple platforms).
-    public var capabilities: DefaultsCapabilities { Self.supportedCapabilities }
+    /// What the provider promises: persistent and safe for several processes everywhere; where it
+    /// writes the suite file itself (not on Apple platforms), also atomic batches, across a crash
+    /// too, and events for changes other processes make (``AnyDefaultsCore/DefaultsCapabilities/externalChanges``,
+    /// when the file can be watched).
+    public var capabilities: DefaultsCapabilities {
+        watching ? Self.supportedCapabilities : Self.supportedCapabilities.subtracting(.externalChanges)
+    }
 
-    /// The ``capabilities`` of every provider on this platform.
+    /// The ``capabilities`` of a provider on this platform whose suite file can be watched.
     public static var supportedCapabilities: DefaultsCapabilities {
         #if canImport(Darwin)
         [.persistent, .multiProcess]
         #else
-        [.persistent, .atomicBatch, .multiProcess]
+        [.persistent, .atomicBatch, .multiProcess, .externalChanges]
         #endif
     }
 

@@ -52,17 +52,20 @@ import TestSupport
         }
     }
 
-    @Test func anotherProcessesWritesReachAnOpenProvider() throws {
+    @Test func anotherProcessesWritesArriveAsExternalEvents() throws {
         try withTestSuite { suite in
             let store = try suite.provider()
+            #expect(store.capabilities.contains(.externalChanges))
             let log = EventLog()
             let observation = store.observe { log.record($0) }
             defer { observation.cancel() }
-            // The child inherits this process's preferences directory.
-            try Self.run(["set", suite.name, "fromChild", "string", "hello"])
-            try store.refresh()
-            #expect(try store.value(forKey: "fromChild") == .string("hello"))
-            #expect(log.all == [DefaultsChangeEvent(key: "fromChild", newValue: .string("hello"), origin: .external)])
+            // The children inherit this process's preferences directory: one uses the provider,
+            // one plain UserDefaults (which rewrites the file in place, as XML).
+            try Self.run(["set", suite.name, "fromProvider", "string", "hello"])
+            #expect(log.wait(for: 1) == [DefaultsChangeEvent(key: "fromProvider", newValue: .string("hello"), origin: .external)])
+            try Self.run(["plain-set", suite.name, "fromFoundation", "double", "2"])
+            #expect(log.wait(for: 2).last == DefaultsChangeEvent(key: "fromFoundation", newValue: .double(2), origin: .external))
+            #expect(try store.value(forKey: "fromProvider") == .string("hello"))
         }
     }
 

@@ -175,7 +175,7 @@ import Testing
             #if canImport(Darwin)
             #expect(store.capabilities == [.persistent, .multiProcess])
             #else
-            #expect(store.capabilities == [.persistent, .atomicBatch, .multiProcess])
+            #expect(store.capabilities == [.persistent, .atomicBatch, .multiProcess, .externalChanges])
             #endif
         }
     }

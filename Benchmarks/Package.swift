@@ -24,3 +24,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: UserDefaults backend (issue 6)
+package.targets.append(
+    .executableTarget(
+        name: "UserDefaultsBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsUserDefaults", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/UserDefaultsBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)

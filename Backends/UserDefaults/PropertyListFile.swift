@@ -35,6 +35,15 @@ struct PropertyListFile: Sendable {
         var changed: Int64
         var changedNanoseconds: Int64
 
+        /// Whether the file was modified less than 100 ms ago: too recently for its stamp to tell
+        /// a later in-place rewrite of the same size apart.
+        var isRecent: Bool {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let age = (Int64(now.tv_sec) - modified) * 1_000_000_000 + (Int64(now.tv_nsec) - modifiedNanoseconds)
+            return age < 100_000_000
+        }
+
         init(_ info: stat) {
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)

@@ -26,6 +26,10 @@ final class PropertyListFileStore: Sendable {
         var values: [String: DefaultsValue] = [:]
         /// The version of the file `values` reflects; `nil` when there is no file.
         var stamp: PropertyListFile.Stamp?
+        /// Whether the file was modified so shortly before it was read that a later rewrite in
+        /// place could leave the same stamp (file times are only as fine as the kernel's clock
+        /// tick); such a stamp is not trusted, and the content is read again.
+        var racy = false
         var loaded = false
         /// When the file was last examined, in monotonic nanoseconds.
         var checkedAt: UInt64 = 0
@@ -104,7 +108,7 @@ final class PropertyListFileStore: Sendable {
             return false
         }
         let stamp = try file.stamp()
-        if state.loaded, stamp == state.stamp {
+        if state.loaded, stamp == state.stamp, !state.racy {
             state.checkedAt = now
             return false
         }
@@ -161,6 +165,7 @@ final class PropertyListFileStore: Sendable {
         let events = state.loaded ? InstanceListeners.differences(from: state.values, to: values) : []
         state.values = values
         state.stamp = stamp
+        state.racy = stamp?.isRecent ?? false
         state.loaded = true
         state.damage = nil
         listeners.enqueue(events, from: nil)
@@ -210,6 +215,7 @@ final class PropertyListFileStore: Sendable {
             }
             guard !events.isEmpty || removedHidden else { return }
             state.stamp = try file.replace(with: dictionary, holding: lock)
+            state.racy = state.stamp?.isRecent ?? false
             state.values = values
             state.checkedAt = UserDefaultsProvider.monotonicNanoseconds()
             listeners.enqueue(events, from: writer)

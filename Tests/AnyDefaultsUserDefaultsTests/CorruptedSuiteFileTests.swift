@@ -92,6 +92,25 @@ import Testing
         }
     }
 
+    @Test func quickRewritesInPlaceOfTheSameSizeAreNoticed() throws {
+        try withTestSuite { suite in
+            let url = try #require(suite.fileURL)
+            try Self.propertyList("<key>count</key><integer>0</integer>").write(to: url)
+            let store = try suite.provider()
+            // As Foundation writes: truncate and rewrite the same file, quickly and with the same
+            // size. (Where file times are as coarse as the kernel's clock tick, the stamp may not
+            // change at all; the provider then reads a recently modified file again.)
+            for count in 1...3 {
+                let handle = try FileHandle(forUpdating: url)
+                try handle.truncate(atOffset: 0)
+                try handle.write(contentsOf: Self.propertyList("<key>count</key><integer>\(count)</integer>"))
+                try handle.close()
+                try store.refresh()
+                #expect(try store.value(forKey: "count") == .int(Int64(count)))
+            }
+        }
+    }
+
     @Test func entriesDefaultsValueCannotHoldAreKeptUntilWritten() throws {
         try withTestSuite { suite in
             let url = try #require(suite.fileURL)

@@ -52,9 +52,22 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]
         ),
+
+        // MARK: Caching (issue 7)
+        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Coder layer, typed keys and the Defaults facade
+// Kept as a separate block so parallel edits above merge cleanly.
+package.dependencies += [.package(url: "https://github.com/apple/swift-log", from: "1.16.2")]
+for target in package.targets where target.name == "AnyDefaultsCore" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+]
 
 // MARK: UserDefaults backend (issue 6)
 package.products.append(.library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]))

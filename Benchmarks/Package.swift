@@ -25,6 +25,20 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// MARK: Facade benchmarks: typed reads through Defaults against the raw provider read.
+package.targets += [
+    .executableTarget(
+        name: "FacadeBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/FacadeBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
+]
+
 // MARK: UserDefaults backend (issue 6)
 package.targets.append(
     .executableTarget(

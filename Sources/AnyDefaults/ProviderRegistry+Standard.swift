@@ -11,6 +11,7 @@ extension ProviderRegistry {
     public static let standard: ProviderRegistry = {
         let registry = ProviderRegistry()
         registry.registerBuiltInBackends()
+        registry.setCacheWrapper { cached($0) }
         return registry
     }()
 
@@ -20,4 +21,9 @@ extension ProviderRegistry {
             InMemoryProvider()
         }
     }
+}
+
+/// Wraps a provider of any concrete type in a ``CachingProvider`` (opening the existential).
+private func cached<Provider: DefaultsProvider>(_ provider: Provider) -> any DefaultsProvider {
+    provider.cached()
 }

@@ -10,6 +10,11 @@ import Testing
         #expect(try store.value(forKey: "k") == .int(1))
     }
 
+    @Test func cacheIsOnByDefaultAndOffOnRequest() throws {
+        #expect(try ProviderRegistry.standard.makeProvider("memory:") is CachingProvider<AnyDefaultsMemory.InMemoryProvider>)
+        #expect(try ProviderRegistry.standard.makeProvider("memory:?cache=off") is AnyDefaultsMemory.InMemoryProvider)
+    }
+
     @Test func everyBuiltInSchemeIsRegistered() {
         let schemes = Set(ProviderRegistry.standard.registered.map { $0.scheme })
         #expect(schemes.isSuperset(of: ["memory"]))

@@ -22,3 +22,22 @@ private let suite = DefaultsConformanceSuite(
     @Test func changeEvents() throws { try suite.changeEvents() }
     @Test func errors() throws { try suite.errors() }
 }
+
+/// The same, through the cache: `UserDefaultsProvider(...).cached()`.
+private let cachedSuite = DefaultsConformanceSuite(
+    capabilities: UserDefaultsProvider.supportedCapabilities,
+    cleanup: { storage in try UserDefaultsProvider.removeSuite(named: storage.identifier) },
+    open: { storage in try UserDefaultsProvider(suiteName: storage.identifier).cached() }
+)
+
+@Suite struct CachedUserDefaultsConformanceTests {
+    @Test func roundTrips() throws { try cachedSuite.roundTrips() }
+    @Test func typeFidelity() throws { try cachedSuite.typeFidelity() }
+    @Test func keys() throws { try cachedSuite.keys() }
+    @Test func removal() throws { try cachedSuite.removal() }
+    @Test func batches() throws { try cachedSuite.batches() }
+    @Test func persistence() throws { try cachedSuite.persistence() }
+    @Test func concurrency() throws { try cachedSuite.concurrency() }
+    @Test func changeEvents() throws { try cachedSuite.changeEvents() }
+    @Test func errors() throws { try cachedSuite.errors() }
+}

@@ -27,6 +27,7 @@ let package = Package(
                 "AnyDefaultsCore",
                 "AnyDefaultsMemory",
                 "AnyDefaultsJSONFile",
+                "AnyDefaultsUserDefaults",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -80,3 +81,20 @@ package.targets.append(contentsOf: [
     .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),
 ])
 package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsJSONFile")
+// MARK: UserDefaults backend (issue 6)
+package.products.append(.library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]))
+package.targets += [
+    .target(name: "AnyDefaultsUserDefaults", dependencies: ["AnyDefaultsCore"], path: "Backends/UserDefaults"),
+    .testTarget(
+        name: "AnyDefaultsUserDefaultsTests",
+        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore", "TestSupport"]
+    ),
+    // Runs provider and plain-Foundation operations in another process, with its own XDG_CONFIG_HOME.
+    .executableTarget(
+        name: "UserDefaultsTestChild",
+        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore"],
+        path: "Tests/Children/UserDefaultsTestChild"
+    ),
+]
+// The conformance suite runs on the provider too.
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsUserDefaults")

@@ -49,6 +49,16 @@ package.targets.append(
             .product(name: "AnyDefaultsJSONFile", package: "AnyDefaults"),
         ],
         path: "Benchmarks/JSONFileBenchmarks",
+// MARK: UserDefaults backend (issue 6)
+package.targets.append(
+    .executableTarget(
+        name: "UserDefaultsBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsUserDefaults", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/UserDefaultsBenchmarks",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     )
 )

@@ -2,3 +2,4 @@
 @_exported import AnyDefaultsCore
 @_exported import AnyDefaultsMemory
 @_exported import AnyDefaultsJSONFile
+@_exported import AnyDefaultsUserDefaults

@@ -1,6 +1,7 @@
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
 import AnyDefaultsMemory
+import AnyDefaultsUserDefaults
 
 extension ProviderRegistry {
     /// The registry with every built-in backend: `memory:` and the others listed in
@@ -34,6 +35,20 @@ extension ProviderRegistry {
                 lockTimeout: .seconds(configuration.intOption("locktimeout", in: 0...86_400, default: 10)),
                 watchesExternalChanges: configuration.boolOption("watch", default: true))
             return try JSONFileProvider(path: configuration.location, options: options)
+        }
+        register(
+            scheme: "userdefaults", summary: "Foundation's user defaults: the standard suite, or a named one",
+            location: .optional("SUITE"),
+            options: [
+                StoreOption("recover", values: "on|off", summary: "move a damaged suite file aside and start empty (default off)"),
+                StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
+            ]
+        ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+            try UserDefaultsProvider(
+                suiteName: configuration.location.isEmpty ? nil : configuration.location,
+                options: UserDefaultsProvider.Options(
+                    recoverCorruptedFile: configuration.boolOption("recover", default: false),
+                    lockTimeout: .seconds(configuration.intOption("locktimeout", in: 0...86_400, default: 10))))
         }
     }
 }

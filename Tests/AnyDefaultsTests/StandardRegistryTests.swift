@@ -19,7 +19,7 @@ import TestSupport
 
     @Test func everyBuiltInSchemeIsRegistered() {
         let schemes = Set(ProviderRegistry.standard.registered.map { $0.scheme })
-        #expect(schemes.isSuperset(of: ["memory", "json"]))
+        #expect(schemes.isSuperset(of: ["memory", "json", "userdefaults"]))
     }
 
     @Test func opensAJSONFileWithItsOptionsAndRejectsUnknownOnes() throws {

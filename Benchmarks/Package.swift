@@ -24,3 +24,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: SQLite backend (issue 3): SQLiteProvider beside raw libsqlite3 calls on the same table.
+package.targets.append(
+    .executableTarget(
+        name: "SQLiteBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/SQLiteBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)

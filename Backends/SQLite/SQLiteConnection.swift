@@ -28,6 +28,12 @@ final class SQLiteConnection {
 
     /// Opens the store at `path`, creating it (owner-only) if it does not exist.
     init(path: String, synchronous: StaticString, busyTimeout: Duration) throws(DefaultsError) {
+        // Connections are used from many threads (one at a time), which needs SQLite's own locks.
+        guard sqlite3_threadsafe() != 0 else {
+            throw DefaultsError(
+                .unsupported, "The system's SQLite library was built without thread support.",
+                backend: SQLiteProvider.backend, path: path)
+        }
         self.path = try SQLiteStoreFile.prepare(path)
         busyWait = .allocate(capacity: 1)
         busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout))
@@ -110,7 +116,7 @@ final class SQLiteConnection {
         return try transaction(with: statements, action: "Applying the changes") { () throws(DefaultsError) in
             var events: [DefaultsChangeEvent] = []
             for change in changes {
-                if reportingEvents, let value = change.value, try read(change.key, with: statements) == value {
+                if reportingEvents, let value = change.value, try previousValue(change.key, with: statements) == value {
                     continue
                 }
                 if try write(change, with: statements), reportingEvents {
@@ -249,6 +255,16 @@ final class SQLiteConnection {
         return try result.get()
     }
 
+    /// The value a write would replace; a damaged one counts as absent, so that it can be
+    /// overwritten (and the write reported) whether or not anyone observes.
+    private func previousValue(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
+        do throws(DefaultsError) {
+            return try read(key, with: statements)
+        } catch where error.code == .corrupted {
+            return nil
+        }
+    }
+
     /// Writes one change; returns whether a row was written or removed.
     private func write(_ change: DefaultsChange, with statements: Statements) throws(DefaultsError) -> Bool {
         let (statement, action) =
@@ -306,6 +322,12 @@ final class SQLiteConnection {
 // MARK: Inspection, for tests
 
 extension SQLiteConnection {
+    /// Lowers the largest string or blob SQLite accepts, to provoke a failure part-way through a
+    /// batch.
+    func limitLength(to bytes: Int32) {
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, bytes)
+    }
+
     /// How many statements are prepared on the connection right now.
     var preparedStatementCount: Int {
         var count = 0

@@ -138,6 +138,11 @@ extension SQLiteProvider {
         }
     }
 
+    /// Lowers the largest string or blob this instance's connection accepts.
+    func limitLength(to bytes: Int32) {
+        connection.withLock { $0.limitLength(to: bytes) }
+    }
+
     /// How many statements are prepared on this instance's connection.
     var preparedStatementCount: Int {
         connection.withLock { $0.preparedStatementCount }

@@ -10,7 +10,9 @@ import Foundation
 /// is stored as NULL under type `double` or `date`. Arrays and dictionaries are a BLOB in the
 /// format of ``SQLiteContainerCodec``.
 enum SQLiteRowFormat {
-    /// The names in the `type` column.
+    /// The names in the `type` column. They are part of the file format (schema version 1), so
+    /// they are spelled out here rather than taken from `DefaultsValue.typeName`, which is free to
+    /// change.
     enum ValueType: CaseIterable {
         case int, string, bool, double, data, date, array, dictionary
 

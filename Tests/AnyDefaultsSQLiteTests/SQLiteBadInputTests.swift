@@ -47,9 +47,8 @@ import Darwin
 
     @Test(arguments: [50, 4096, 3])
     func aTruncatedFileIsCorruptedAndKept(cut: Int) throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.path("store.sqlite")
-            let store = try SQLiteProvider(path: path)
+        try withStore { store, directory in
+            let path = store.path
             try store.apply((0..<300).map { .set("key.\($0)", .string(String(repeating: "x", count: 100))) })
             store.close()
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -50,9 +50,8 @@ final class EventLog: Sendable {
 
 @Suite struct SQLiteProviderTests {
     @Test func everyEdgeValueRoundTripsExactlyAndAfterReopening() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.path("store.sqlite")
-            let store = try SQLiteProvider(path: path)
+        try withStore { store, directory in
+            let path = store.path
             try store.apply(edgeValues.map { .set($0.key, $0.value) })
             for (key, value) in edgeValues {
                 #expect(try store.value(forKey: key) == value, "\(key)")
@@ -74,8 +73,7 @@ final class EventLog: Sendable {
     }
 
     @Test func keysAreCanonicalAndLongKeysWork() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteProvider(path: directory.path("store.sqlite"))
+        try withStore { store, directory in
             try store.setValue(.int(1), forKey: "caf\u{E9}")
             #expect(try store.value(forKey: "cafe\u{301}") == .int(1))
             try store.setValue(.int(2), forKey: "cafe\u{301}")
@@ -96,8 +94,7 @@ final class EventLog: Sendable {
     }
 
     @Test func removalAndRemoveAll() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteProvider(path: directory.path("store.sqlite"))
+        try withStore { store, directory in
             try store.removeValue(forKey: "absent")
             try store.apply([.set("a", .int(1)), .set("b", .int(2)), .set("c", .int(3))])
             try store.removeValue(forKey: "b")
@@ -125,8 +122,7 @@ final class EventLog: Sendable {
     }
 
     @Test func eventsOnlyForRealChangesInCommitOrder() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteProvider(path: directory.path("store.sqlite"))
+        try withStore { store, directory in
             try store.setValue(.double(0), forKey: "zero")
             try store.setValue(.string("café"), forKey: "text")
             let log = EventLog(store)
@@ -150,8 +146,7 @@ final class EventLog: Sendable {
     }
 
     @Test func aRejectedBatchLeavesNoTrace() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteProvider(path: directory.path("store.sqlite"))
+        try withStore { store, directory in
             try store.setValue(.int(1), forKey: "kept")
             let log = EventLog(store)
             #expect(throws: DefaultsError.self) {
@@ -159,6 +154,26 @@ final class EventLog: Sendable {
             }
             #expect(try store.allValues() == ["kept": .int(1)])
             #expect(log.all.isEmpty)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aBatchThatFailsInSQLitePartWayIsRolledBack(observed: Bool) throws {
+        try withStore { store, directory in
+            try store.setValue(.int(1), forKey: "kept")
+            let log = observed ? EventLog(store) : nil
+            store.limitLength(to: 1000)
+            let error = #expect(throws: DefaultsError.self) {
+                try store.apply([.set("new", .int(2)), .remove("kept"), .set("big", .data(Data(count: 5000)))])
+            }
+            #expect(error?.code == .invalidValue)
+            #expect(error?.key == "big")
+            #expect(try store.allValues() == ["kept": .int(1)])
+            #expect(log?.all.isEmpty ?? true)
+            // The connection is usable afterwards: the transaction was rolled back, not left open.
+            try store.apply([.set("new", .int(2)), .remove("kept")])
+            #expect(try store.allValues() == ["new": .int(2)])
+            #expect(log?.keys ?? ["new", "kept"] == ["new", "kept"])
         }
     }
 
@@ -196,8 +211,7 @@ final class EventLog: Sendable {
     }
 
     @Test func statementsArePreparedOnceAndReused() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteProvider(path: directory.path("store.sqlite"))
+        try withStore { store, directory in
             let prepared = store.preparedStatementCount
             for index in 0..<20 {
                 try store.setValue(.int(Int64(index)), forKey: "k\(index % 3)")
@@ -210,8 +224,7 @@ final class EventLog: Sendable {
     }
 
     @Test func aClosedStoreFailsWithClosed() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteProvider(path: directory.path("store.sqlite"))
+        try withStore { store, directory in
             try store.setValue(.int(1), forKey: "k")
             store.close()
             store.close()

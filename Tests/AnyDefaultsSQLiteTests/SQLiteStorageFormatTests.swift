@@ -7,9 +7,8 @@ import TestSupport
 
 @Suite struct SQLiteStorageFormatTests {
     @Test func valuesUseSQLiteStorageClassesTheShellCanShow() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.path("store.sqlite")
-            let store = try SQLiteProvider(path: path)
+        try withStore { store, directory in
+            let path = store.path
             try store.apply(edgeValues.map { .set($0.key, $0.value) })
             let rows = try RawDatabase(path).query("SELECT key, type, typeof(value) FROM defaults")
             let expected: [String: (String, String)] = [
@@ -35,9 +34,8 @@ import TestSupport
     }
 
     @Test func valuesWrittenWithTheShellAreRead() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.path("store.sqlite")
-            let store = try SQLiteProvider(path: path)
+        try withStore { store, directory in
+            let path = store.path
             try RawDatabase(path).query(
                 """
                 INSERT INTO defaults VALUES ('shell.int', 'int', 7), ('shell.text', 'string', 'hi'),
@@ -52,9 +50,8 @@ import TestSupport
     }
 
     @Test func aDamagedRowIsAnErrorForItsKeyOnly() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.path("store.sqlite")
-            let store = try SQLiteProvider(path: path)
+        try withStore { store, directory in
+            let path = store.path
             try store.setValue(.int(1), forKey: "good")
             try RawDatabase(path).query(
                 """
@@ -70,17 +67,23 @@ import TestSupport
             }
             #expect(try store.value(forKey: "good") == .int(1))
             #expect(throws: DefaultsError.self) { try store.allValues() }
-            // A damaged value can still be overwritten or removed.
+            // A damaged value can still be overwritten or removed, also while observed.
             try store.setValue(.int(7), forKey: "text-as-int")
             try store.removeValue(forKey: "bad-blob")
             #expect(try store.value(forKey: "text-as-int") == .int(7))
+            let log = EventLog(store)
+            try store.setValue(.int(2), forKey: "bool-two")
+            try store.removeValue(forKey: "unknown-type")
+            #expect(log.all == [
+                DefaultsChangeEvent(key: "bool-two", newValue: .int(2)),
+                DefaultsChangeEvent(key: "unknown-type", newValue: nil),
+            ])
         }
     }
 
     @Test func equalDictionariesEncodeToEqualBytes() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.path("store.sqlite")
-            let store = try SQLiteProvider(path: path)
+        try withStore { store, directory in
+            let path = store.path
             var forward: [String: DefaultsValue] = [:]
             var backward: [String: DefaultsValue] = [:]
             for index in 0..<50 { forward["k\(index)"] = .int(Int64(index)) }

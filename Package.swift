@@ -77,3 +77,7 @@ package.targets.append(contentsOf: [
         dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite", "CSQLite", "TestSupport"]
     ),
 ])
+// The conformance suite runs on SQLiteProvider too.
+if let conformance = package.targets.first(where: { $0.name == "ConformanceTests" }) {
+    conformance.dependencies.append("AnyDefaultsSQLite")
+}

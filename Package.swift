@@ -52,6 +52,9 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]
         ),
+
+        // MARK: Caching (issue 7)
+        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,8 @@ import CSQLite
 final class SQLiteConnection {
     /// The absolute path of the store file.
     let path: String
+    /// The store file's identity, which other instances on the same file share.
+    let fileID: SQLiteSharedFile.FileID
     private var db: OpaquePointer?
     private var statements: Statements?
     /// Where the busy handler keeps its clock; touched only by SQLite calls made under the lock.
@@ -34,7 +36,7 @@ final class SQLiteConnection {
                 .unsupported, "The system's SQLite library was built without thread support.",
                 backend: SQLiteProvider.backend, path: path)
         }
-        self.path = try SQLiteStoreFile.prepare(path)
+        (self.path, fileID) = try SQLiteStoreFile.prepare(path)
         busyWait = .allocate(capacity: 1)
         busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout))
         // From here on deinit runs if the initializer throws, and closes what was opened.

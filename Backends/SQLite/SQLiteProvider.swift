@@ -41,6 +41,8 @@ public final class SQLiteProvider: DefaultsProvider {
     // pointers it holds) is handed to the Mutex on creation and reached only through withLock.
     private let connection: Mutex<SQLiteConnection>
     private let broadcaster = ChangeBroadcaster()
+    /// The other instances on the same file in this process, which are told of this one's commits.
+    private let sharedFile: SQLiteSharedFile
 
     /// Opens the store at `path`, creating the file if it does not exist.
     ///
@@ -61,7 +63,12 @@ public final class SQLiteProvider: DefaultsProvider {
         let connection = try SQLiteConnection(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
         self.path = connection.path
         self.durability = durability
+        sharedFile = SQLiteSharedFile.join(connection.fileID, broadcaster: broadcaster)
         self.connection = Mutex(connection)
+    }
+
+    deinit {
+        sharedFile.leave(broadcaster)
     }
 
     /// Opens the store at the file `url`; see ``init(path:durability:busyTimeout:)``.
@@ -99,22 +106,25 @@ public final class SQLiteProvider: DefaultsProvider {
         let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
         guard !changes.isEmpty else { return }
         try connection.withLock { connection throws(DefaultsError) in
-            // Read under the lock: an observer added later sees only later commits.
-            let events = try connection.apply(changes, reportingEvents: broadcaster.hasObservers)
-            broadcaster.enqueue(events)
+            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
+                try connection.apply(changes, reportingEvents: reportingEvents)
+            }
         }
-        broadcaster.deliverPending()
+        sharedFile.deliverPending()
     }
 
     public func removeAll() throws(DefaultsError) {
         try connection.withLock { connection throws(DefaultsError) in
-            broadcaster.enqueue(try connection.removeAll(reportingEvents: broadcaster.hasObservers))
+            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
+                try connection.removeAll(reportingEvents: reportingEvents)
+            }
         }
-        broadcaster.deliverPending()
+        sharedFile.deliverPending()
     }
 
-    /// Reports changes made through this instance. Changes made by other instances or processes
-    /// are read by every later call but not reported as events.
+    /// Reports changes made through this instance (origin `.local`) and through other instances
+    /// on the same file in this process (origin `.external`). Changes made by other processes are
+    /// read by every later call but not reported as events.
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
         broadcaster.observe(handler)
     }

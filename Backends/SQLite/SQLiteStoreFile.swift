@@ -11,10 +11,10 @@ import Darwin
 /// denied permission is reported clearly (naming the path) instead of as SQLite's "unable to open
 /// database file", and so that a new store is created readable by its owner only.
 enum SQLiteStoreFile {
-    /// Checks `path` and returns it as an absolute path; creates an empty file with mode 0600 if
-    /// none exists. SQLite gives the `-wal` and `-shm` files it creates the mode of the store file,
-    /// so those are owner-only too.
-    static func prepare(_ path: String) throws(DefaultsError) -> String {
+    /// Checks `path` and returns it as an absolute path, with the file's identity; creates an empty
+    /// file with mode 0600 if none exists. SQLite gives the `-wal` and `-shm` files it creates the
+    /// mode of the store file, so those are owner-only too.
+    static func prepare(_ path: String) throws(DefaultsError) -> (path: String, id: SQLiteSharedFile.FileID) {
         guard !path.isEmpty else {
             throw DefaultsError(.invalidConfiguration, "The store path is empty.", backend: SQLiteProvider.backend)
         }
@@ -34,7 +34,7 @@ enum SQLiteStoreFile {
             guard access(absolute, R_OK | W_OK) == 0 else {
                 throw failure(errno, "The store file cannot be read and written", path: absolute)
             }
-            return absolute
+            return (absolute, identity(info))
         }
         guard errno == ENOENT else { throw failure(errno, "The store file cannot be examined", path: absolute) }
         let descriptor = open(absolute, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -43,7 +43,12 @@ enum SQLiteStoreFile {
         } else if errno != EEXIST {  // EEXIST: another process created it just now, which is fine.
             throw failure(errno, "The store file cannot be created", path: absolute)
         }
-        return absolute
+        guard stat(absolute, &info) == 0 else { throw failure(errno, "The store file cannot be examined", path: absolute) }
+        return (absolute, identity(info))
+    }
+
+    private static func identity(_ info: stat) -> SQLiteSharedFile.FileID {
+        SQLiteSharedFile.FileID(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
     }
 
     private static func checkDirectory(_ directory: String) throws(DefaultsError) {

@@ -121,6 +121,39 @@ final class EventLog: Sendable {
         }
     }
 
+    @Test func otherInstancesOnTheFileReportCommitsAsExternal() throws {
+        try withStore { store, directory in
+            // The same file under another name is still the same file.
+            let link = directory.path("link.sqlite")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: store.path)
+            let sibling = try SQLiteProvider(path: link)
+            let elsewhere = try SQLiteProvider(path: directory.path("other.sqlite"))
+            let here = EventLog(store)
+            let there = EventLog(sibling)
+            let unrelated = EventLog(elsewhere)
+
+            try store.setValue(.int(1), forKey: "a")
+            try store.setValue(.int(1), forKey: "a")  // no change: no event anywhere
+            try sibling.apply([.set("b", .int(2)), .remove("a")])
+            try elsewhere.setValue(.int(9), forKey: "a")
+            let changes = [
+                DefaultsChangeEvent(key: "a", newValue: .int(1)), DefaultsChangeEvent(key: "b", newValue: .int(2)),
+                DefaultsChangeEvent(key: "a", newValue: nil),
+            ]
+            #expect(here.all.map(\.key) == changes.map(\.key))
+            #expect(here.all.map(\.newValue) == changes.map(\.newValue))
+            #expect(here.all.map(\.origin) == [.local, .external, .external])
+            #expect(there.all.map(\.origin) == [.external, .local, .local])
+            #expect(unrelated.all.map(\.origin) == [.local])
+
+            // So a cache in front of one instance forgets what the other changed.
+            let cached = store.cached()
+            #expect(try cached.value(forKey: "b") == .int(2))
+            try sibling.setValue(.int(3), forKey: "b")
+            #expect(try cached.value(forKey: "b") == .int(3))
+        }
+    }
+
     @Test func eventsOnlyForRealChangesInCommitOrder() throws {
         try withStore { store, directory in
             try store.setValue(.double(0), forKey: "zero")

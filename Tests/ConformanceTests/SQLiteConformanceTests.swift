@@ -17,3 +17,19 @@ private let suite = DefaultsConformanceSuite(capabilities: [.persistent, .atomic
     @Test func changeEvents() throws { try suite.changeEvents() }
     @Test func errors() throws { try suite.errors() }
 }
+
+private let cachedSuite = DefaultsConformanceSuite(capabilities: [.persistent, .atomicBatch, .multiProcess]) { storage in
+    try SQLiteProvider(path: storage.directory.appendingPathComponent("store.sqlite").path).cached()
+}
+
+@Suite struct CachedSQLiteConformanceTests {
+    @Test func roundTrips() throws { try cachedSuite.roundTrips() }
+    @Test func typeFidelity() throws { try cachedSuite.typeFidelity() }
+    @Test func keys() throws { try cachedSuite.keys() }
+    @Test func removal() throws { try cachedSuite.removal() }
+    @Test func batches() throws { try cachedSuite.batches() }
+    @Test func persistence() throws { try cachedSuite.persistence() }
+    @Test func concurrency() throws { try cachedSuite.concurrency() }
+    @Test func changeEvents() throws { try cachedSuite.changeEvents() }
+    @Test func errors() throws { try cachedSuite.errors() }
+}

@@ -242,7 +242,6 @@ final class SQLiteConnection {
 
     private func read(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
         let select = statements.select
-        defer { select.reset() }
         let result: Result<DefaultsValue?, DefaultsError> = select.withBound(text: key, to: 1) { rc in
             guard rc == SQLITE_OK else { return .failure(error(rc, action: "Reading the value", key: key)) }
             switch select.step() {
@@ -271,7 +270,6 @@ final class SQLiteConnection {
     private func write(_ change: DefaultsChange, with statements: Statements) throws(DefaultsError) -> Bool {
         let (statement, action) =
             change.value == nil ? (statements.delete, "Removing the value") : (statements.upsert, "Writing the value")
-        defer { statement.reset() }
         let rc = statement.withBound(text: change.key, to: 1) { rc in
             guard rc == SQLITE_OK else { return rc }
             if let value = change.value {

@@ -86,11 +86,13 @@ public final class SQLiteProvider: DefaultsProvider {
     }
 
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
-        try apply([.set(key, value)])
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend)
+        try commit([.set(key, value)])
     }
 
     public func removeValue(forKey key: String) throws(DefaultsError) {
-        try apply([.remove(key)])
+        try commit([.remove(DefaultsValidation.canonicalKey(key, backend: Self.backend))])
     }
 
     public func keys() throws(DefaultsError) -> [String] {
@@ -105,21 +107,26 @@ public final class SQLiteProvider: DefaultsProvider {
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
         let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
         guard !changes.isEmpty else { return }
-        try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
-                try connection.apply(changes, reportingEvents: reportingEvents)
-            }
-        }
-        sharedFile.deliverPending()
+        try commit(changes)
     }
 
     public func removeAll() throws(DefaultsError) {
-        try connection.withLock { connection throws(DefaultsError) in
+        let queued = try connection.withLock { connection throws(DefaultsError) in
             try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
                 try connection.removeAll(reportingEvents: reportingEvents)
             }
         }
-        sharedFile.deliverPending()
+        if queued { sharedFile.deliverPending() }
+    }
+
+    /// Writes validated, canonical `changes` and reports them to every instance on the file.
+    private func commit(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let queued = try connection.withLock { connection throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
+                try connection.apply(changes, reportingEvents: reportingEvents)
+            }
+        }
+        if queued { sharedFile.deliverPending() }
     }
 
     /// Reports changes made through this instance (origin `.local`) and through other instances

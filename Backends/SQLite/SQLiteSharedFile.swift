@@ -55,23 +55,24 @@ final class SQLiteSharedFile: Sendable {
     }
 
     /// Runs `write`, one write transaction through the instance of `broadcaster`, and queues the
-    /// events it returns for every instance. `write` is told whether anyone observes, so that it can
-    /// skip working out events no one would receive.
+    /// events it returns for every instance; returns whether it queued any. `write` is told whether
+    /// anyone observes, so that it can skip working out events no one would receive.
     func commit(
         from broadcaster: ChangeBroadcaster,
         _ write: (_ reportingEvents: Bool) throws(DefaultsError) -> [DefaultsChangeEvent]
-    ) throws(DefaultsError) {
-        try commits.withLock { _ throws(DefaultsError) in
-            let listeners = members.withLock { $0.values.compactMap(\.broadcaster) }
-            let events = try write(listeners.contains { $0.hasObservers })
-            guard !events.isEmpty else { return }
-            for listener in listeners {
+    ) throws(DefaultsError) -> Bool {
+        try commits.withLock { _ throws(DefaultsError) -> Bool in
+            let observed = members.withLock { $0.values.contains { $0.broadcaster?.hasObservers == true } }
+            let events = try write(observed)
+            guard !events.isEmpty else { return false }
+            for listener in members.withLock({ $0.values.compactMap(\.broadcaster) }) {
                 if listener === broadcaster {
                     listener.enqueue(events)
                 } else {
                     listener.enqueue(events.lazy.map { DefaultsChangeEvent(key: $0.key, newValue: $0.newValue, origin: .external) })
                 }
             }
+            return true
         }
     }
 

@@ -29,16 +29,17 @@ struct SQLiteStatement {
         return sqlite3_bind_blob64(handle, index, base, UInt64(blob.count), Self.transient)
     }
 
-    /// Binds `text` without copying it and runs `body` with the bind's result code; the binding
-    /// is valid only inside `body`, so `body` must step and read everything it needs.
+    /// Binds `text` without copying it, runs `body` with the bind's result code, then resets the
+    /// statement (letting go of every binding) while `text` is still alive. `body` steps the
+    /// statement and reads all it needs from it.
     func withBound<Result>(text: String, to index: Int32, _ body: (Int32) -> Result) -> Result {
         var text = text
         return text.withUTF8 { bytes in
+            defer { reset() }
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return body(bind(static: "", to: index)) }
             let rc = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                 sqlite3_bind_text(handle, index, $0, Int32(clamping: bytes.count), nil)
             }
-            defer { sqlite3_bind_null(handle, index) }
             return body(rc)
         }
     }

@@ -66,17 +66,13 @@ final class SQLiteConnection {
 
     /// Finalizes the statements and closes the connection; later calls fail with `.closed`.
     func close() {
-        if let statements {
-            for statement in [
-                statements.select, statements.upsert, statements.delete, statements.keys, statements.all,
-                statements.deleteAll, statements.begin, statements.commit, statements.rollback,
-            ] {
-                sqlite3_finalize(statement.handle)
-            }
-        }
         statements = nil
+        guard let db else { return }
+        // Every statement still prepared, also those of an initializer that failed part-way, so
+        // that the connection really closes.
+        while let statement = sqlite3_next_stmt(db, nil) { sqlite3_finalize(statement) }
         sqlite3_close_v2(db)
-        db = nil
+        self.db = nil
     }
 
     // MARK: Operations
@@ -156,7 +152,7 @@ final class SQLiteConnection {
     func query<Value>(
         _ sql: String, action: String, _ column: (SQLiteStatement) -> Value
     ) throws(DefaultsError) -> Value? {
-        let statement = try prepare(sql, persistent: false)
+        let statement = try prepare(sql, persistent: false, action: action)
         defer { sqlite3_finalize(statement.handle) }
         var first: Value?
         while true {
@@ -204,34 +200,35 @@ final class SQLiteConnection {
         guard rc == SQLITE_OK else { throw error(rc, action: action, key: key) }
     }
 
-    private func prepare(_ sql: String, persistent: Bool) throws(DefaultsError) -> SQLiteStatement {
+    private func prepare(_ sql: String, persistent: Bool, action: String) throws(DefaultsError) -> SQLiteStatement {
         guard let db else {
             throw DefaultsError(.closed, "The store was closed.", backend: SQLiteProvider.backend, path: path)
         }
         var handle: OpaquePointer?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
         let rc = sqlite3_prepare_v3(db, sql, -1, flags, &handle, nil)
-        guard rc == SQLITE_OK, let handle else { throw error(rc, action: "Preparing a statement") }
+        guard rc == SQLITE_OK, let handle else { throw error(rc, action: action) }
         return SQLiteStatement(handle: handle)
     }
 
     private func prepareStatements() throws(DefaultsError) -> Statements {
+        let action = "Preparing the store's statements"
         do throws(DefaultsError) {
             let table = SQLiteSchema.table
             return Statements(
-                select: try prepare("SELECT type, value FROM \(table) WHERE key = ?1", persistent: true),
+                select: try prepare("SELECT type, value FROM \(table) WHERE key = ?1", persistent: true, action: action),
                 upsert: try prepare(
                     """
                     INSERT INTO \(table) (key, type, value) VALUES (?1, ?2, ?3)
                     ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value
-                    """, persistent: true),
-                delete: try prepare("DELETE FROM \(table) WHERE key = ?1", persistent: true),
-                keys: try prepare("SELECT key FROM \(table)", persistent: true),
-                all: try prepare("SELECT key, type, value FROM \(table)", persistent: true),
-                deleteAll: try prepare("DELETE FROM \(table)", persistent: true),
-                begin: try prepare("BEGIN IMMEDIATE", persistent: true),
-                commit: try prepare("COMMIT", persistent: true),
-                rollback: try prepare("ROLLBACK", persistent: true))
+                    """, persistent: true, action: action),
+                delete: try prepare("DELETE FROM \(table) WHERE key = ?1", persistent: true, action: action),
+                keys: try prepare("SELECT key FROM \(table)", persistent: true, action: action),
+                all: try prepare("SELECT key, type, value FROM \(table)", persistent: true, action: action),
+                deleteAll: try prepare("DELETE FROM \(table)", persistent: true, action: action),
+                begin: try prepare("BEGIN IMMEDIATE", persistent: true, action: action),
+                commit: try prepare("COMMIT", persistent: true, action: action),
+                rollback: try prepare("ROLLBACK", persistent: true, action: action))
         } catch {
             // The identity checks passed, so a missing table or column means a damaged schema.
             throw DefaultsError(

@@ -128,6 +128,30 @@ import TestSupport
         }
     }
 
+    @Test func failedOpensAndReleasedStoresLeaveNoFileOpen() throws {
+        try withTemporaryDirectory { directory in
+            let damaged = directory.path("damaged.sqlite")
+            _ = try SQLiteProvider(path: damaged)
+            // A view reads like the table, so some statements prepare before one fails.
+            let raw = try RawDatabase(damaged)
+            try raw.query("DROP TABLE defaults")
+            try raw.query("CREATE VIEW defaults AS SELECT 'k' AS key, 'int' AS type, 1 AS value")
+            let notSQLite = directory.path("notes.txt")
+            try Data("not a database".utf8).write(to: URL(fileURLWithPath: notSQLite))
+            let good = directory.path("good.sqlite")
+
+            func openFiles() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/dev/fd").count }
+            let before = try openFiles()
+            for _ in 0..<50 {
+                #expect(throws: DefaultsError.self) { try SQLiteProvider(path: damaged) }
+                #expect(throws: DefaultsError.self) { try SQLiteProvider(path: notSQLite) }
+                try SQLiteProvider(path: good).setValue(.int(1), forKey: "k")
+            }
+            // Tests running at the same time open files too; a leak would be one per attempt.
+            #expect(try openFiles() < before + 25)
+        }
+    }
+
     @Test func aMissingTableIsReportedAsDamage() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("store.sqlite")

@@ -19,7 +19,7 @@ enum SQLiteStoreFile {
             throw DefaultsError(.invalidConfiguration, "The store path is empty.", backend: SQLiteProvider.backend)
         }
         // Absolute, so SQLite never reads a name such as ":memory:" as one of its special names.
-        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).standardizedFileURL
         let absolute = url.path
         let directory = url.deletingLastPathComponent().path
         try checkDirectory(directory)

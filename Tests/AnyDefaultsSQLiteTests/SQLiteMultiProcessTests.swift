@@ -11,8 +11,10 @@ import TestSupport
             let path = directory.path("shared.sqlite")
             let writers = 4
             let count = 150
+            // Half write key by key, half in observed batches (transactions that read, then write).
             let children = try (0..<writers).map { writer in
-                try ChildProcess.start("SQLiteTestChild", ["write", path, "p\(writer)", "\(count)"])
+                try ChildProcess.start(
+                    "SQLiteTestChild", [writer.isMultiple(of: 2) ? "write" : "batch", path, "p\(writer)", "\(count)"])
             }
             // Writes from this process too, at the same time.
             let store = try SQLiteProvider(path: path)

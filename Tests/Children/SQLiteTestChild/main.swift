@@ -2,6 +2,8 @@
 //
 //   write <path> <prefix> <count>   sets "<prefix>.<i>" to .int(i) for i in 0..<count, one write
 //                                   each; exit status 1 and the error on stderr if one fails
+//   batch <path> <prefix> <count>   the same in batches of 10, observed (so each is a transaction
+//                                   that also reads the old values)
 //   read <path> <key>               prints the value stored under key, or "nil"
 //   open <path> [--unprivileged]    opens the store, reads and writes a key; prints "ok" or
 //                                   "error <code> <path>"; with --unprivileged it first gives up
@@ -33,6 +35,14 @@ do {
         for index in 0..<count {
             try store.setValue(.int(Int64(index)), forKey: "\(arguments[2]).\(index)")
         }
+    case "batch":
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: batch <path> <prefix> <count>") }
+        let store = try SQLiteProvider(path: path)
+        let observation = store.observe { _ in }
+        for start in stride(from: 0, to: count, by: 10) {
+            try store.apply((start..<min(start + 10, count)).map { .set("\(arguments[2]).\($0)", .int(Int64($0))) })
+        }
+        observation.cancel()
     case "read":
         guard arguments.count == 3 else { fail("usage: read <path> <key>") }
         let value = try SQLiteProvider(path: path).value(forKey: arguments[2])

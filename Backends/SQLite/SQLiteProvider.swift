@@ -51,7 +51,7 @@ public final class SQLiteProvider: DefaultsProvider {
     ///     `-wal` and `-shm` files beside the store).
     ///   - durability: How far committed writes are protected; ``Durability/normal`` by default.
     ///   - busyTimeout: How long a write waits for another connection's transaction before failing
-    ///     with ``DefaultsError/Code-swift.struct/busy``.
+    ///     with ``DefaultsError/Code-swift.struct/busy``; taken as between zero and one year.
     /// - Throws: ``DefaultsError`` naming the path: `.notFound` for a missing directory,
     ///   `.permissionDenied` for a file or directory that cannot be written, `.corrupted` for a
     ///   file that is not an SQLite database or is damaged, `.incompatibleFormat` for another
@@ -60,6 +60,8 @@ public final class SQLiteProvider: DefaultsProvider {
         throws(DefaultsError)
     {
         let synchronous: StaticString = durability == .full ? "FULL" : "NORMAL"
+        // Bounded, so that no deadline computed from it can overflow.
+        let busyTimeout = min(max(busyTimeout, .zero), .seconds(365 * 86_400))
         let connection = try SQLiteConnection(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
         self.path = connection.path
         self.durability = durability

@@ -237,7 +237,7 @@ final class EventLog: Sendable {
             #expect(normal.durability == .normal)
             #expect(try normal.pragma("synchronous") == "1")  // NORMAL
             #expect(try normal.pragma("journal_mode") == "wal")
-            let full = try SQLiteProvider(path: path, durability: .full)
+            let full = try SQLiteProvider(path: path, durability: .full, busyTimeout: .seconds(Int64.max))
             #expect(try full.pragma("synchronous") == "2")  // FULL
             #expect(try full.pragma("user_version") == "\(SQLiteSchema.version)")
         }

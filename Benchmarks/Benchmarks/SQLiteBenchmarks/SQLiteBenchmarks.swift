@@ -11,25 +11,23 @@ import Synchronization
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput], timeUnits: .nanoseconds, maxDuration: .seconds(2))
-    let fixtures: Fixtures
-    do {
-        fixtures = try Fixtures()
-    } catch {
-        print("SQLiteBenchmarks: could not set up: \(error)")
-        return
-    }
-    Benchmark.teardown = { fixtures.remove() }
+    // Made when the benchmarks run (not when the tool only lists them), and removed afterwards.
+    let slot = FixtureSlot()
+    Benchmark.setup = { try slot.create() }
+    Benchmark.teardown = { slot.remove() }
 
     // MARK: Point read of an int (uncached)
 
     Benchmark("Read: raw C prepared statement", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let raw = try slot.fixtures().rawRead
         for _ in benchmark.scaledIterations {
-            blackHole(fixtures.rawRead.read(key: Fixtures.rawReadKey))
+            blackHole(raw.read(key: Fixtures.rawReadKey))
         }
     }
     Benchmark("Read: SQLiteProvider.value(forKey:)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let provider = try slot.fixtures().providerRead
         for _ in benchmark.scaledIterations {
-            blackHole(try fixtures.providerRead.value(forKey: Fixtures.readKey))
+            blackHole(try provider.value(forKey: Fixtures.readKey))
         }
     }
 
@@ -38,15 +36,16 @@ let benchmarks: @Sendable () -> Void = {
 
     for durability in [SQLiteProvider.Durability.normal, .full] {
         let name = durability == .normal ? "NORMAL" : "FULL"
-        let raw = fixtures.rawWrite[durability]
-        let provider = fixtures.providerWrite[durability]
-        let observed = fixtures.observedWrite[durability]
         Benchmark("Write \(name): raw C autocommit upsert") { benchmark in
+            let fixtures = try slot.fixtures()
+            let raw = fixtures.rawWrite[durability]
             for _ in benchmark.scaledIterations {
                 raw?.upsert(key: "k", value: fixtures.nextValue())
             }
         }
         Benchmark("Write \(name): SQLiteProvider.setValue") { benchmark in
+            let fixtures = try slot.fixtures()
+            let provider = fixtures.providerWrite[durability]
             for _ in benchmark.scaledIterations {
                 try provider?.setValue(.int(fixtures.nextValue()), forKey: "k")
             }
@@ -54,9 +53,35 @@ let benchmarks: @Sendable () -> Void = {
         // With an observer the provider also reads the old value in the transaction, to report
         // only real changes.
         Benchmark("Write \(name): SQLiteProvider.setValue, observed") { benchmark in
+            let fixtures = try slot.fixtures()
+            let observed = fixtures.observedWrite[durability]
             for _ in benchmark.scaledIterations {
                 try observed?.setValue(.int(fixtures.nextValue()), forKey: "k")
             }
+        }
+    }
+}
+
+/// Holds the fixtures from setup to teardown.
+final class FixtureSlot: Sendable {
+    private let current = Mutex<Fixtures?>(nil)
+
+    struct Missing: Error {}
+
+    func create() throws {
+        let fixtures = try Fixtures()
+        current.withLock { $0 = fixtures }
+    }
+
+    func fixtures() throws -> Fixtures {
+        guard let fixtures = current.withLock({ $0 }) else { throw Missing() }
+        return fixtures
+    }
+
+    func remove() {
+        current.withLock { fixtures in
+            fixtures?.remove()
+            fixtures = nil
         }
     }
 }

@@ -28,6 +28,7 @@ let package = Package(
                 "AnyDefaultsMemory",
                 "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults",
+                "AnyDefaultsSQLite",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),

@@ -21,6 +21,16 @@ let package = Package(
             path: "Benchmarks/CoreBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // What several benchmark targets share: fixtures in temporary directories, the keys of
+        // the scale stores, memory measurement, and the cached and facade reads over any backend.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            ],
+            path: "Support/BenchmarkSupport"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -80,3 +90,8 @@ package.targets.append(
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     )
 )
+
+// MARK: Benchmarks against the raw baselines (issue 13): every benchmark target uses the shared support.
+for target in package.targets where target.type == .executable {
+    target.dependencies.append("BenchmarkSupport")
+}

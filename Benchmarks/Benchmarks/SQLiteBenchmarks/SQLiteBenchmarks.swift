@@ -1,31 +1,32 @@
 // SQLiteProvider beside the least a C program must do for the same work on the same table:
-// a point read with a prepared statement, and one autocommit upsert at the same synchronous setting.
+// a point read with a prepared statement, one autocommit upsert at the same synchronous setting,
+// and a batch in one transaction; then the same through the cache and the facade, reads at scale
+// (1k, 100k and 1M keys), opening a 100k-key store, and the memory a cache of 100k keys takes.
 // Run: cd Benchmarks && swift package --allow-writing-to-package-directory benchmark --target SQLiteBenchmarks
 import AnyDefaultsCore
 import AnyDefaultsSQLite
 import Benchmark
-import CSQLite
+import BenchmarkSupport
 import Foundation
-import Synchronization
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput], timeUnits: .nanoseconds, maxDuration: .seconds(2))
-    // Made when the benchmarks run (not when the tool only lists them), and removed afterwards.
-    let slot = FixtureSlot()
-    Benchmark.setup = { try slot.create() }
-    Benchmark.teardown = { slot.remove() }
+    Benchmark.defaultConfiguration = .init(metrics: standardMetrics, timeUnits: .nanoseconds, maxDuration: .seconds(2))
+    let kilo = Benchmark.Configuration(metrics: standardMetrics, timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(2))
+    // Made when a benchmark runs (not when the tool only lists them), and removed afterwards.
+    let fixtures = Fixture("sqlite") { directory in try Fixtures(directory: directory) }
+    Benchmark.setup = { try fixtures.setUp() }
+    Benchmark.teardown = { fixtures.tearDown() }
 
     // MARK: Point read of an int (uncached)
 
-    Benchmark("Read: raw C prepared statement", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        let raw = try slot.fixtures().rawRead
+    Benchmark("Read: raw C prepared statement", configuration: kilo) { benchmark in
+        let raw = try fixtures.value().rawRead
         for _ in benchmark.scaledIterations {
             blackHole(raw.read(key: Fixtures.rawReadKey))
         }
     }
-    Benchmark("Read: SQLiteProvider.value(forKey:)", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        let provider = try slot.fixtures().providerRead
+    Benchmark("Read: SQLiteProvider.value(forKey:)", configuration: kilo) { benchmark in
+        let provider = try fixtures.value().providerRead
         for _ in benchmark.scaledIterations {
             blackHole(try provider.value(forKey: Fixtures.readKey))
         }
@@ -37,14 +38,14 @@ let benchmarks: @Sendable () -> Void = {
     for durability in [SQLiteProvider.Durability.normal, .full] {
         let name = durability == .normal ? "NORMAL" : "FULL"
         Benchmark("Write \(name): raw C autocommit upsert") { benchmark in
-            let fixtures = try slot.fixtures()
+            let fixtures = try fixtures.value()
             let raw = fixtures.rawWrite[durability]
             for _ in benchmark.scaledIterations {
                 raw?.upsert(key: "k", value: fixtures.nextValue())
             }
         }
         Benchmark("Write \(name): SQLiteProvider.setValue") { benchmark in
-            let fixtures = try slot.fixtures()
+            let fixtures = try fixtures.value()
             let provider = fixtures.providerWrite[durability]
             for _ in benchmark.scaledIterations {
                 try provider?.setValue(.int(fixtures.nextValue()), forKey: "k")
@@ -53,184 +54,184 @@ let benchmarks: @Sendable () -> Void = {
         // With an observer the provider also reads the old value in the transaction, to report
         // only real changes.
         Benchmark("Write \(name): SQLiteProvider.setValue, observed") { benchmark in
-            let fixtures = try slot.fixtures()
+            let fixtures = try fixtures.value()
             let observed = fixtures.observedWrite[durability]
             for _ in benchmark.scaledIterations {
                 try observed?.setValue(.int(fixtures.nextValue()), forKey: "k")
             }
         }
+        // The cache observes its upstream, so this is the observed write plus the cache's work.
+        Benchmark("Write \(name): cached SQLiteProvider.setValue") { benchmark in
+            let fixtures = try fixtures.value()
+            let cached = fixtures.cachedWrite[durability]
+            for _ in benchmark.scaledIterations {
+                try cached?.setValue(.int(fixtures.nextValue()), forKey: "k")
+            }
+        }
     }
+
+    // MARK: A batch of ten new values in one transaction (synchronous NORMAL)
+
+    Benchmark("Batch of 10 NORMAL: raw C one transaction") { benchmark in
+        let fixtures = try fixtures.value()
+        for _ in benchmark.scaledIterations {
+            fixtures.rawBatch.batch(keys: Fixtures.rawBatchKeys, value: fixtures.nextValue())
+        }
+    }
+    Benchmark("Batch of 10 NORMAL: SQLiteProvider.apply") { benchmark in
+        let fixtures = try fixtures.value()
+        for _ in benchmark.scaledIterations {
+            let value = DefaultsValue.int(fixtures.nextValue())
+            try fixtures.providerBatch.apply(Fixtures.batchKeys.map { .set($0, value) })
+        }
+    }
+    Benchmark("Batch of 10 NORMAL: cached SQLiteProvider.apply") { benchmark in
+        let fixtures = try fixtures.value()
+        for _ in benchmark.scaledIterations {
+            let value = DefaultsValue.int(fixtures.nextValue())
+            try fixtures.cachedBatch.apply(Fixtures.batchKeys.map { .set($0, value) })
+        }
+    }
+
+    // MARK: The comparisons of the goals timed in pairs (see Paired)
+
+    Paired.register(
+        "Paired: read, SQLiteProvider vs raw C", repetitions: 100,
+        subject: { count in
+            let provider = try fixtures.value().providerRead
+            for _ in 0..<count { blackHole(try provider.value(forKey: Fixtures.readKey)) }
+        },
+        baseline: { count in
+            let raw = try fixtures.value().rawRead
+            for _ in 0..<count { blackHole(raw.read(key: Fixtures.rawReadKey)) }
+        })
+    for durability in [SQLiteProvider.Durability.normal, .full] {
+        let name = durability == .normal ? "NORMAL" : "FULL"
+        let raw: @Sendable (Int) throws -> Void = { count in
+            let fixtures = try fixtures.value()
+            for _ in 0..<count { fixtures.rawWrite[durability]?.upsert(key: "k", value: fixtures.nextValue()) }
+        }
+        let subjects: [(String, @Sendable (Fixtures) -> (any DefaultsProvider)?)] = [
+            ("SQLiteProvider.setValue", { $0.providerWrite[durability] }),
+            ("SQLiteProvider.setValue, observed", { $0.observedWrite[durability] }),
+            ("cached SQLiteProvider.setValue", { $0.cachedWrite[durability] }),
+        ]
+        for (title, pick) in subjects {
+            Paired.register(
+                "Paired: write \(name), \(title) vs raw C autocommit upsert",
+                subject: { count in
+                    let fixtures = try fixtures.value()
+                    for _ in 0..<count { try pick(fixtures)?.setValue(.int(fixtures.nextValue()), forKey: "k") }
+                },
+                baseline: raw)
+        }
+    }
+    let batches: [(String, @Sendable (Fixtures) -> any DefaultsProvider)] = [
+        ("SQLiteProvider.apply", { $0.providerBatch }), ("cached SQLiteProvider.apply", { $0.cachedBatch }),
+    ]
+    for (title, pick) in batches {
+        Paired.register(
+            "Paired: batch of 10 NORMAL, \(title) vs raw C one transaction",
+            subject: { count in
+                let fixtures = try fixtures.value()
+                for _ in 0..<count {
+                    let value = DefaultsValue.int(fixtures.nextValue())
+                    try pick(fixtures).apply(Fixtures.batchKeys.map { .set($0, value) })
+                }
+            },
+            baseline: { count in
+                let fixtures = try fixtures.value()
+                for _ in 0..<count { fixtures.rawBatch.batch(keys: Fixtures.rawBatchKeys, value: fixtures.nextValue()) }
+            })
+    }
+
+    // MARK: Cached reads and the facade over SQLite
+
+    CachedReadBenchmarks.register(prefix: "Cached: ", name: "sqlite-cached") { directory in
+        try SQLiteProvider(path: directory.appendingPathComponent("cached.sqlite").path)
+    }
+
+    // MARK: Scale
+
+    scaleBenchmarks()
 }
 
-/// Holds the fixtures from setup to teardown.
-final class FixtureSlot: Sendable {
-    private let current = Mutex<Fixtures?>(nil)
-
-    struct Missing: Error {}
-
-    func create() throws {
-        let fixtures = try Fixtures()
-        current.withLock { $0 = fixtures }
-    }
-
-    func fixtures() throws -> Fixtures {
-        guard let fixtures = current.withLock({ $0 }) else { throw Missing() }
-        return fixtures
-    }
-
-    func remove() {
-        current.withLock { fixtures in
-            fixtures?.remove()
-            fixtures = nil
+/// Point reads of random keys in stores of 1k, 100k and 1M keys; opening a 100k-key store and
+/// reading one key; the memory of a cache holding 100k keys.
+private func scaleBenchmarks() {
+    // The three stores are built in this benchmark's setup (so once per run), each in one
+    // transaction, and read in turn, so that the ratios between them are timed in pairs.
+    let stores = Fixture("sqlite-scale") { directory in try SQLiteScaleStores(directory: directory) }
+    func reads(_ store: @escaping @Sendable (SQLiteScaleStores) -> SQLiteScaleStore, raw: Bool = false) -> @Sendable (Int) throws -> Void {
+        let cursor = Turns()
+        return { count in
+            let store = store(try stores.value())
+            let sample = store.sample
+            for _ in 0..<count {
+                let key = sample[cursor.next() % sample.count]
+                if raw { blackHole(store.raw.read(key: key)) } else { blackHole(try store.provider.value(forKey: key)) }
+            }
         }
     }
-}
+    Paired.registerInterleaved(
+        "Scale: point reads of random keys in 1k, 100k and 1M keys, interleaved", repetitions: 1000, maxDuration: .seconds(4),
+        setup: { try stores.setUp() }, teardown: { stores.tearDown() },
+        operations: [reads(\.small), reads(\.medium), reads(\.large), reads(\.small, raw: true), reads(\.large, raw: true)],
+        ratios: [
+            .init(metric: Paired.custom("provider 1M/1k ×1000"), subject: 2, baseline: 0),
+            .init(metric: Paired.custom("provider 100k/1k ×1000"), subject: 1, baseline: 0),
+            .init(metric: Paired.custom("raw C 1M/1k ×1000"), subject: 4, baseline: 3),
+            .init(metric: Paired.custom("provider/raw C at 1M ×1000"), subject: 2, baseline: 4),
+            .init(metric: Paired.custom("provider/raw C at 1k ×1000"), subject: 0, baseline: 3),
+        ])
 
-/// The stores the benchmarks use, in a temporary directory: a provider and a raw connection per
-/// case, each on its own file created by SQLiteProvider, so the tables have the same shape.
-final class Fixtures: Sendable {
-    static let readKey = "settings.key.42"
-    static let rawReadKey: StaticString = "settings.key.42"
-
-    let directory: URL
-    let providerRead: SQLiteProvider
-    let rawRead: RawSQLite
-    let providerWrite: [SQLiteProvider.Durability: SQLiteProvider]
-    let observedWrite: [SQLiteProvider.Durability: SQLiteProvider]
-    let rawWrite: [SQLiteProvider.Durability: RawSQLite]
-    private let observations: [DefaultsObservation]
-    private let counter = Atomic<Int64>(0)
-
-    init() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("anydefaults-sqlite-benchmarks-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        self.directory = directory
-        let seed: [DefaultsChange] = (0..<100).map { .set("settings.key.\($0)", .int(Int64($0))) }
-
-        // Seeded, closed (which checkpoints the log) and reopened, so every file starts alike.
-        func store(_ name: String, _ durability: SQLiteProvider.Durability) throws -> SQLiteProvider {
-            let path = directory.appendingPathComponent(name).path
-            let seeding = try SQLiteProvider(path: path, durability: durability)
-            try seeding.apply(seed)
-            seeding.close()
-            return try SQLiteProvider(path: path, durability: durability)
-        }
-        func raw(_ name: String, _ durability: SQLiteProvider.Durability) throws -> RawSQLite {
-            _ = try store(name, durability)
-            return try RawSQLite(path: directory.appendingPathComponent(name).path, full: durability == .full)
-        }
-        // A write's cost depends on whether the write-ahead log still grows (the file's size
-        // changes, so a flush also writes metadata) or is reused after a checkpoint. Start every
-        // write benchmark with a log that has wrapped around once, as in a long-running process.
-        func warmUp(_ name: String) throws {
-            try RawSQLite.fillLog(path: directory.appendingPathComponent(name).path)
-        }
-
-        providerRead = try store("read-provider.sqlite", .normal)
-        rawRead = try raw("read-raw.sqlite", .normal)
-        var providers: [SQLiteProvider.Durability: SQLiteProvider] = [:]
-        var observed: [SQLiteProvider.Durability: SQLiteProvider] = [:]
-        var raws: [SQLiteProvider.Durability: RawSQLite] = [:]
-        var observations: [DefaultsObservation] = []
-        for durability in [SQLiteProvider.Durability.normal, .full] {
-            providers[durability] = try store("write-provider-\(durability).sqlite", durability)
-            let watched = try store("write-observed-\(durability).sqlite", durability)
-            observations.append(watched.observe { blackHole($0) })
-            observed[durability] = watched
-            raws[durability] = try raw("write-raw-\(durability).sqlite", durability)
-            for kind in ["provider", "observed", "raw"] { try warmUp("write-\(kind)-\(durability).sqlite") }
-        }
-        providerWrite = providers
-        observedWrite = observed
-        rawWrite = raws
-        self.observations = observations
-    }
-
-    /// A value not stored before.
-    func nextValue() -> Int64 {
-        counter.wrappingAdd(1, ordering: .relaxed).newValue
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
-
-/// The raw baseline: one connection opened like SQLiteProvider's (read-write, no SQLite mutex,
-/// WAL, the same synchronous setting), with its statements prepared once.
-///
-/// `@unchecked Sendable` is safe: package-benchmark runs one benchmark at a time, on one thread,
-/// so the connection is never used by two threads at once.
-final class RawSQLite: @unchecked Sendable {
-    private let db: OpaquePointer
-    private let select: OpaquePointer
-    private let upsert: OpaquePointer
-
-    struct Failure: Error {
-        var message: String
-    }
-
-    init(path: String, full: Bool) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db else {
-            throw Failure(message: "open \(path)")
-        }
-        self.db = db
-        sqlite3_busy_timeout(db, 5000)
-        guard sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = \(full ? "FULL" : "NORMAL")", nil, nil, nil) == SQLITE_OK
-        else { throw Failure(message: "pragmas") }
-        func prepare(_ sql: String) throws -> OpaquePointer {
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
-                let statement
-            else { throw Failure(message: String(cString: sqlite3_errmsg(db))) }
-            return statement
-        }
-        select = try prepare("SELECT type, value FROM defaults WHERE key = ?1")
-        upsert = try prepare(
-            """
-            INSERT INTO defaults (key, type, value) VALUES (?1, ?2, ?3)
-            ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value
-            """)
-    }
-
-    /// Commits more frames than the automatic checkpoint lets the log hold (1000 pages), without
-    /// flushing, then checkpoints, so that later commits reuse the log from its start.
-    static func fillLog(path: String) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
-            throw Failure(message: "open \(path)")
-        }
-        defer { sqlite3_close_v2(db) }
-        sqlite3_busy_timeout(db, 5000)
-        var sql = "PRAGMA synchronous = OFF;"
-        for index in 0..<1100 {
-            sql += "INSERT INTO defaults VALUES ('warm-up', 'int', \(index)) ON CONFLICT (key) DO UPDATE SET value = excluded.value;"
-        }
-        sql += "DELETE FROM defaults WHERE key = 'warm-up'; PRAGMA wal_checkpoint(PASSIVE);"
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw Failure(message: String(cString: sqlite3_errmsg(db)))
+    // Opening a 100k-key store and reading one random key, then closing it, beside raw C; and
+    // opening it with a preloaded cache beside a raw C scan of every row.
+    let opened = Fixture("sqlite-open") { directory in try SQLiteScaleStore(directory: directory, count: 100_000) }
+    func open(_ body: @escaping @Sendable (SQLiteScaleStore, String) throws -> Void) -> @Sendable (Int) throws -> Void {
+        { count in
+            let store = try opened.value()
+            for _ in 0..<count { try body(store, store.sample[Int.random(in: store.sample.indices)]) }
         }
     }
+    Paired.register(
+        "Open 100k keys + first read: SQLiteProvider vs raw C, paired",
+        setup: { try opened.setUp() }, teardown: { opened.tearDown() },
+        subject: open { store, key in
+            let provider = try SQLiteProvider(path: store.path)
+            blackHole(try provider.value(forKey: key))
+            provider.close()
+        },
+        baseline: open { store, key in blackHole(RawSQLite.openAndRead(path: store.path, key: key)) })
+    Paired.register(
+        "Open 100k keys + preload + first read: cached SQLiteProvider vs raw C scan of every row, paired", maxDuration: .seconds(6),
+        setup: { try opened.setUp() }, teardown: { opened.tearDown() },
+        subject: open { store, key in
+            let provider = try SQLiteProvider(path: store.path)
+            blackHole(try provider.cached(preload: true).value(forKey: key))
+            provider.close()
+        },
+        baseline: open { store, _ in blackHole(RawSQLite.openAndScan(path: store.path)) })
 
-    /// Reads the int stored under `key` (checking its type name's first byte, as any reader must
-    /// look at the type), or `nil`.
-    func read(key: StaticString) -> Int64? {
-        sqlite3_bind_text(select, 1, UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self), Int32(key.utf8CodeUnitCount), nil)
-        defer { sqlite3_reset(select) }
-        guard sqlite3_step(select) == SQLITE_ROW, let type = sqlite3_column_text(select, 0), type[0] == UInt8(ascii: "i")
-        else { return nil }
-        return sqlite3_column_int64(select, 1)
-    }
-
-    /// Stores the int `value` under `key` in one autocommit statement.
-    func upsert(key: StaticString, value: Int64) {
-        let int: StaticString = "int"
-        sqlite3_bind_text(upsert, 1, UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self), Int32(key.utf8CodeUnitCount), nil)
-        sqlite3_bind_text(upsert, 2, UnsafeRawPointer(int.utf8Start).assumingMemoryBound(to: CChar.self), 3, nil)
-        sqlite3_bind_int64(upsert, 3, value)
-        sqlite3_step(upsert)
-        sqlite3_reset(upsert)
-    }
+    // The resident memory a cache of 100k keys adds, beside the plain dictionary of the same
+    // values (what allValues() returns).
+    let memory = Benchmark.Configuration(
+        metrics: [.throughput, ResidentMemory.metric], timeUnits: .milliseconds, maxDuration: .seconds(10), maxIterations: 8)
+    let store = Fixture("sqlite-memory") { directory in try SQLiteScaleStore(directory: directory, count: 100_000, mixed: true) }
+    Benchmark(
+        "Memory: CachingProvider preloaded with 100k keys", configuration: memory,
+        closure: { benchmark in
+            let provider = try store.value().provider
+            try ResidentMemory.measure(benchmark) {
+                let cache = provider.cached()
+                try cache.preload()
+                return cache
+            }
+        }, setup: { try store.setUp() }, teardown: { store.tearDown() })
+    Benchmark(
+        "Memory: [String: DefaultsValue] of the same 100k keys", configuration: memory,
+        closure: { benchmark in
+            let provider = try store.value().provider
+            try ResidentMemory.measure(benchmark) { try provider.allValues() }
+        }, setup: { try store.setUp() }, teardown: { store.tearDown() })
 }

@@ -68,3 +68,12 @@ for target in package.targets where target.name == "AnyDefaultsCore" {
 package.targets += [
     .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
 ]
+
+// MARK: Property wrappers, observation, snapshots, transactions (issue 10)
+// Kept as a separate block so parallel edits above merge cleanly.
+for target in package.targets where target.name == "AnyDefaults" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
+]

@@ -43,9 +43,20 @@ public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unch
     /// The value read when the store holds nothing for this key (and no registered default).
     public let defaultValue: Value
 
+    /// What a read of this key records for Observation, built once (see `ObservationTracker`).
+    @usableFromInline let observedKeyPath: ObservationTracker.KeyPathType
+
     /// Creates a key named `name` whose value is `defaultValue` until one is stored.
     public init(_ name: String, default defaultValue: Value) {
         self.defaultValue = defaultValue
+        observedKeyPath = ObservationTracker.makeKeyPath(name)
+        super.init(name: name)
+    }
+
+    /// Creates a key with a key path already built for `name`.
+    init(_ name: String, default defaultValue: Value, observedKeyPath: ObservationTracker.KeyPathType) {
+        self.defaultValue = defaultValue
+        self.observedKeyPath = observedKeyPath
         super.init(name: name)
     }
 

@@ -1,0 +1,115 @@
+import AnyDefaults
+import Foundation
+import Observation
+import Synchronization
+import TestSupport
+import Testing
+
+/// The backends every test runs on. `open` may be called several times on one fixture: each call
+/// gives another `Defaults` on the same storage (the same provider instance for the in-memory
+/// backend, another provider instance on the same file for a persistent one).
+enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
+    case memory
+    case memoryUncached
+
+    var description: String { rawValue }
+
+    func fixture() throws -> StoreFixture {
+        switch self {
+        case .memory:
+            let provider = AnyDefaultsMemory.InMemoryProvider()
+            return StoreFixture { errors in Defaults(provider, errorHandler: errors.handler) }
+        case .memoryUncached:
+            let provider = AnyDefaultsMemory.InMemoryProvider()
+            return StoreFixture { errors in Defaults(provider, cached: false, errorHandler: errors.handler) }
+        }
+    }
+}
+
+/// Opens `Defaults` on one storage; removes the storage when released.
+final class StoreFixture: Sendable {
+    let errors = ErrorLog()
+    private let opener: @Sendable (ErrorLog) throws -> Defaults
+    private let cleanup: (@Sendable () -> Void)?
+
+    init(cleanup: (@Sendable () -> Void)? = nil, _ open: @escaping @Sendable (ErrorLog) throws -> Defaults) {
+        opener = open
+        self.cleanup = cleanup
+    }
+
+    /// Another `Defaults` on this fixture's storage.
+    func open() throws -> Defaults {
+        try opener(errors)
+    }
+
+    deinit { cleanup?() }
+}
+
+/// Collects what a `Defaults` reports.
+final class ErrorLog: Sendable {
+    private let errors = Mutex<[DefaultsError]>([])
+    var all: [DefaultsError] { errors.withLock { $0 } }
+    var handler: Defaults.ErrorHandler { { error in self.errors.withLock { $0.append(error) } } }
+}
+
+/// Counts calls from any thread.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+/// Collects values from any thread.
+final class Recorder<Element: Sendable>: Sendable {
+    private let values = Mutex<[Element]>([])
+    func append(_ value: Element) { values.withLock { $0.append(value) } }
+    var all: [Element] { values.withLock { $0 } }
+}
+
+/// Runs `read` inside `withObservationTracking` and returns a counter of the `onChange` calls.
+func track(_ read: () -> Void) -> Counter {
+    let counter = Counter()
+    withObservationTracking(read, onChange: { counter.increment() })
+    return counter
+}
+
+/// The first `count` elements of `sequence`, failing after `seconds` rather than hanging.
+func first<S: AsyncSequence & Sendable>(
+    _ count: Int, of sequence: S, within seconds: Double = 5
+) async throws -> [S.Element] where S.Element: Sendable {
+    try await withThrowingTaskGroup(of: [S.Element]?.self) { group in
+        group.addTask {
+            var result: [S.Element] = []
+            for try await element in sequence {
+                result.append(element)
+                if result.count == count { break }
+            }
+            return result
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let result = try await group.next() ?? nil
+        group.cancelAll()
+        return try #require(result, "timed out waiting for \(count) elements")
+    }
+}
+
+struct Layout: Codable, Hashable, DefaultsCodable {
+    var columns: Int
+    var sidebar: Bool
+}
+
+enum Theme: String, DefaultsSerializable {
+    case light, dark
+}
+
+extension DefaultsKeys {
+    static let volume = DefaultsKey<Double>("volume", default: 0.5)
+    static let muted = DefaultsKey<Bool>("muted", default: false)
+    static let theme = DefaultsKey<Theme>("theme", default: .light)
+    static let layout = DefaultsKey<Layout>("layout", default: Layout(columns: 2, sidebar: true))
+    static let nickname = DefaultsKey<String?>("nickname")
+    static let launchCount = DefaultsKey<Int>("launchCount", default: 0)
+}

@@ -113,3 +113,29 @@ extension DefaultsKeys {
     static let nickname = DefaultsKey<String?>("nickname")
     static let launchCount = DefaultsKey<Int>("launchCount", default: 0)
 }
+
+/// An in-memory provider that counts the batches it is asked to apply and its live observations.
+final class CountingProvider: DefaultsProvider {
+    private let base = AnyDefaultsMemory.InMemoryProvider()
+    private let applied = Mutex(0)
+    private let observing = Mutex(0)
+
+    var batches: Int { applied.withLock { $0 } }
+    var observations: Int { observing.withLock { $0 } }
+    var capabilities: DefaultsCapabilities { base.capabilities }
+
+    func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? { try base.value(forKey: key) }
+    func keys() throws(DefaultsError) -> [String] { try base.keys() }
+    func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        applied.withLock { $0 += 1 }
+        try base.apply(changes)
+    }
+    func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        let inner = base.observe(handler)
+        observing.withLock { $0 += 1 }
+        return DefaultsObservation { [self] in
+            inner.cancel()
+            observing.withLock { $0 -= 1 }
+        }
+    }
+}

@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct ChangeStreamTests {
     @Test(arguments: Backend.allCases) func oneEventPerRealChangeAndNoneForSkippedWrites(backend: Backend) async throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let events = defaults.changes()
         defaults[.volume] = 0.8
         defaults[.volume] = 0.8                 // same value: nothing
@@ -17,7 +19,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func streamsForChosenKeys(backend: Backend) async throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let chosen = defaults.changes(forKeys: [DefaultsKeys.volume, "ui.theme"])
         let volumes = defaults.values(of: .volume)
         defaults[.muted] = true
@@ -29,7 +33,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func aScopeSeesItsOwnKeysWithoutThePrefix(backend: Backend) async throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let ui = defaults.scoped("ui.")
         let events = ui.changes()
         let recorded = Recorder<String>()
@@ -44,6 +50,7 @@ import Testing
 
     @Test(arguments: Backend.allCases) func changesThroughAnotherInstanceArrive(backend: Backend) async throws {
         let fixture = try backend.fixture()
+        defer { fixture.remove() }
         let listener = try fixture.open()
         let writer = try fixture.open()
         let events = listener.changes()
@@ -55,7 +62,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func aListenerThatWritesDoesNotLoopOrRecurse(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let calls = Counter()
         let depth = Mutex(0)
         let deepest = Mutex(0)

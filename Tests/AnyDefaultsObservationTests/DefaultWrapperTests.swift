@@ -31,6 +31,7 @@ final class LegacyService {
 @Suite struct DefaultWrapperTests {
     @Test(arguments: Backend.allCases) func readsWritesAndResets(backend: Backend) throws {
         let fixture = try backend.fixture()
+        defer { fixture.remove() }
         let defaults = try fixture.open()
         let settings = AudioSettings(store: defaults)    // a `let`: setters are nonmutating
         #expect(settings.volume == 0.5)
@@ -75,7 +76,9 @@ final class LegacyService {
     }
 
     @Test(arguments: Backend.allCases) func valuesStartWithTheCurrentValueThenEachChange(backend: Backend) async throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let volume = Default(wrappedValue: 0.5, "volume", store: defaults)
         volume.wrappedValue = 0.6
         let values = volume.values
@@ -89,7 +92,9 @@ final class LegacyService {
     }
 
     @Test(arguments: Backend.allCases) func observeCallsBackWithEachNewValue(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let theme = Default(.theme, store: defaults)
         let seen = Recorder<Theme>()
         let observation = theme.observe { seen.append($0) }
@@ -104,7 +109,9 @@ final class LegacyService {
     // MARK: Migration
 
     @Test(arguments: Backend.allCases) func migrationMovesTheValueOnceAndRemovesTheSource(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults.set(4.0, forKey: "count")
 
         let service = LegacyService(store: defaults)
@@ -130,8 +137,12 @@ final class LegacyService {
     }
 
     @Test(arguments: Backend.allCases) func migrationToAnotherStore(backend: Backend) throws {
-        let legacy = try backend.fixture().open()
-        let current = try backend.fixture().open()
+        let legacyFixture = try backend.fixture()
+        defer { legacyFixture.remove() }
+        let currentFixture = try backend.fixture()
+        defer { currentFixture.remove() }
+        let legacy = try legacyFixture.open()
+        let current = try currentFixture.open()
         let old = Default(wrappedValue: "guest", "user.name", store: legacy)
         let new = Default(wrappedValue: "guest", "user.name", store: current)
         old.wrappedValue = "ada"

@@ -14,7 +14,9 @@ final class PlayerSettings: DefaultsModel {
 
 @Suite struct DefaultsModelTests {
     @Test(arguments: Backend.allCases) func settingsLiveInTheStoreUnderThePrefix(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let settings = PlayerSettings(store: defaults, prefix: "player.")
         #expect(settings.volume == 0.5)
         #expect(settings.nickname == nil)
@@ -49,7 +51,9 @@ final class PlayerSettings: DefaultsModel {
     }
 
     @Test(arguments: Backend.allCases) func eachPropertyIsObservedAlone(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let settings = PlayerSettings(store: defaults, prefix: "player.")
         let volume = track { _ = settings.volume }
         let theme = track { _ = settings.theme }
@@ -74,6 +78,7 @@ final class PlayerSettings: DefaultsModel {
 
     @Test(arguments: Backend.allCases) func changesMadeElsewhereReachTheModel(backend: Backend) throws {
         let fixture = try backend.fixture()
+        defer { fixture.remove() }
         let settings = PlayerSettings(store: try fixture.open(), prefix: "player.")
         let other = PlayerSettings(store: try fixture.open(), prefix: "player.")
         let elsewhere = try fixture.open()

@@ -8,11 +8,22 @@ import Testing
 /// The backends every test runs on. `open` may be called several times on one fixture: each call
 /// gives another `Defaults` on the same storage (the same provider instance for the in-memory
 /// backend, another provider instance on the same file for a persistent one).
+///
+/// ```swift
+/// let fixture = try backend.fixture()
+/// defer { fixture.remove() }
+/// let defaults = try fixture.open()
+/// ```
 enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
     case memory
     case memoryUncached
+    case jsonFile
+    case sqlite
 
     var description: String { rawValue }
+
+    /// Whether values outlive the provider instance.
+    var isPersistent: Bool { self == .jsonFile || self == .sqlite }
 
     func fixture() throws -> StoreFixture {
         switch self {
@@ -22,19 +33,31 @@ enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
         case .memoryUncached:
             let provider = AnyDefaultsMemory.InMemoryProvider()
             return StoreFixture { errors in Defaults(provider, cached: false, errorHandler: errors.handler) }
+        case .jsonFile:
+            let directory = try TemporaryDirectory()
+            let path = directory.path("settings.json")
+            return StoreFixture(directory: directory) { errors in
+                Defaults(try JSONFileProvider(path: path), errorHandler: errors.handler)
+            }
+        case .sqlite:
+            let directory = try TemporaryDirectory()
+            let path = directory.path("settings.sqlite")
+            return StoreFixture(directory: directory) { errors in
+                Defaults(try SQLiteProvider(path: path), errorHandler: errors.handler)
+            }
         }
     }
 }
 
-/// Opens `Defaults` on one storage; removes the storage when released.
+/// Opens `Defaults` on one storage; ``remove()`` removes the storage.
 final class StoreFixture: Sendable {
     let errors = ErrorLog()
     private let opener: @Sendable (ErrorLog) throws -> Defaults
-    private let cleanup: (@Sendable () -> Void)?
+    private let directory: TemporaryDirectory?
 
-    init(cleanup: (@Sendable () -> Void)? = nil, _ open: @escaping @Sendable (ErrorLog) throws -> Defaults) {
+    init(directory: TemporaryDirectory? = nil, _ open: @escaping @Sendable (ErrorLog) throws -> Defaults) {
         opener = open
-        self.cleanup = cleanup
+        self.directory = directory
     }
 
     /// Another `Defaults` on this fixture's storage.
@@ -42,7 +65,10 @@ final class StoreFixture: Sendable {
         try opener(errors)
     }
 
-    deinit { cleanup?() }
+    /// Removes the storage (a persistent backend's directory).
+    func remove() {
+        directory?.remove()
+    }
 }
 
 /// Collects what a `Defaults` reports.

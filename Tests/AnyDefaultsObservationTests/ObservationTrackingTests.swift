@@ -5,6 +5,7 @@ import Testing
 @Suite struct ObservationTrackingTests {
     @Test(arguments: Backend.allCases) func typedReadTracksThatKeyAlone(backend: Backend) throws {
         let fixture = try backend.fixture()
+        defer { fixture.remove() }
         let defaults = try fixture.open()
         let changes = track { _ = defaults[.volume] }
 
@@ -18,7 +19,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func writingTheStoredValueAgainDoesNotFire(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults[.volume] = 0.7
         let changes = track { _ = defaults[.volume] }
         defaults[.volume] = 0.7
@@ -29,6 +32,7 @@ import Testing
 
     @Test(arguments: Backend.allCases) func aChangeThroughAnotherInstanceFires(backend: Backend) throws {
         let fixture = try backend.fixture()
+        defer { fixture.remove() }
         let reader = try fixture.open()
         let writer = try fixture.open()
         #expect(reader[.theme] == .light)
@@ -42,7 +46,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func scopedReadsTrackTheirFullKey(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let ui = defaults.scoped("ui.")
         let changes = track { _ = ui[.theme] }
 
@@ -80,7 +86,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func listingKeysAndSnapshotsTrackEveryKey(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let listing = track { _ = defaults.keys() }
         let snapshot = track { _ = defaults.snapshot() }
         let chosen = track { _ = defaults.snapshot(keys: [DefaultsKeys.volume]) }
@@ -103,7 +111,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func defaultPropertiesAreTracked(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let volume = Default(wrappedValue: 0.5, "volume", store: defaults)
         let layout = Default(.layout, store: defaults)
         let volumeChanges = track { _ = volume.wrappedValue }

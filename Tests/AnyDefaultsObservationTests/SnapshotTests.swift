@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct SnapshotTests {
     @Test(arguments: Backend.allCases) func aSnapshotIsAnImmutableCopyWithTypedAccess(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults[.volume] = 0.8
         defaults[.layout] = Layout(columns: 3, sidebar: false)
         defaults.set("ada", forKey: "name")
@@ -36,7 +38,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func aSnapshotOfChosenKeysHoldsOnlyThose(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults[.volume] = 0.8
         defaults[.muted] = true
         defaults.set("ada", forKey: "name")
@@ -47,7 +51,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func aScopedSnapshotHasKeysWithoutThePrefix(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults.set("dark", forKey: "ui.theme")
         defaults.set(1, forKey: "other")
         defaults.register(defaults: ["ui.compact": true, "elsewhere": 1])
@@ -58,7 +64,9 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func theStreamYieldsTheCurrentSnapshotThenOnePerChange(backend: Backend) async throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults[.volume] = 0.8
         let snapshots = defaults.snapshots(keys: [DefaultsKeys.volume, DefaultsKeys.muted])
         defaults.set(1, forKey: "unrelated")        // not a chosen key: no snapshot
@@ -74,6 +82,7 @@ import Testing
 
     @Test(arguments: Backend.allCases) func theWholeStoreStream(backend: Backend) async throws {
         let fixture = try backend.fixture()
+        defer { fixture.remove() }
         let defaults = try fixture.open()
         let snapshots = defaults.snapshots()
         try fixture.open().set("ada", forKey: "name")      // through another instance

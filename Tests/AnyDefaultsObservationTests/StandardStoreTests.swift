@@ -9,7 +9,7 @@ import Testing
     /// the configurations it is asked to open.
     private func registry(withUserDefaults: Bool) -> (ProviderRegistry, Recorder<String>) {
         let registry = ProviderRegistry()
-        registry.registerBuiltInBackends()
+        registry.register(scheme: "memory", summary: "in memory", location: .none) { _ in AnyDefaultsMemory.InMemoryProvider() }
         let opened = Recorder<String>()
         if withUserDefaults {
             registry.register(scheme: "userdefaults", summary: "stand-in", location: .optional("SUITE")) { configuration in
@@ -38,6 +38,7 @@ import Testing
     }
 
     @Test func withoutConfigurationItIsUserDefaultsWhenAvailableElseMemory() throws {
+        #expect(Defaults.standardFallbackStore() == "userdefaults:")     // the built-in backends
         let (withUserDefaults, opened) = registry(withUserDefaults: true)
         #expect(Defaults.standardFallbackStore(registry: withUserDefaults) == "userdefaults:")
         _ = try Defaults.makeStandard(environment: [:], registry: withUserDefaults)
@@ -66,8 +67,8 @@ import Testing
     }
 
     @Test func developmentModeAndPropertiesWithoutAStore() {
-        let previous = Defaults.standard
-        defer { Defaults.standard = previous }
+        // Never opens the real standard store (the user's settings), and leaves an empty one.
+        defer { Defaults.useInMemoryStandard() }
 
         let store = Defaults.useInMemoryStandard(["volume": 0.25])
         #expect(Defaults.standard === store)

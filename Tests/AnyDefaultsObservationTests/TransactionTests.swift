@@ -5,7 +5,9 @@ struct Abort: Error {}
 
 @Suite struct TransactionTests {
     @Test(arguments: Backend.allCases) func appliesEverythingAsOneBatchAndSeesItsOwnWrites(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults[.launchCount] = 1
         defaults.set("old", forKey: "legacy")
         let events = Recorder<String>()
@@ -49,7 +51,9 @@ struct Abort: Error {}
     }
 
     @Test(arguments: Backend.allCases) func anErrorThrownInsideDiscardsEverything(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         defaults[.volume] = 0.5
         #expect(throws: Abort.self) {
             try defaults.write { tx in
@@ -63,7 +67,9 @@ struct Abort: Error {}
     }
 
     @Test(arguments: Backend.allCases) func aValueThatCannotBeStoredFailsTheWholeTransaction(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let error = #expect(throws: DefaultsError.self) {
             try defaults.write { tx in
                 tx[.volume] = 0.9
@@ -76,7 +82,9 @@ struct Abort: Error {}
     }
 
     @Test(arguments: Backend.allCases) func aBatchTheStoreRejectsLeavesNoTrace(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let error = #expect(throws: DefaultsError.self) {
             try defaults.write { tx in
                 tx[.volume] = 0.9
@@ -90,7 +98,9 @@ struct Abort: Error {}
     }
 
     @Test(arguments: Backend.allCases) func removeAllInsideATransaction(backend: Backend) throws {
-        let defaults = try backend.fixture().open()
+        let fixture = try backend.fixture()
+        defer { fixture.remove() }
+        let defaults = try fixture.open()
         let ui = defaults.scoped("ui.")
         defaults.set(1, forKey: "ui.a")
         defaults.set(2, forKey: "keep")

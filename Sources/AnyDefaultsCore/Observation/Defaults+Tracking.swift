@@ -22,6 +22,11 @@ extension Defaults {
     /// Observation; typed reads, `@Default` properties and ``DefaultsModel`` properties always do.
     public var tracksReadsByName: Bool { shared.tracksReadsByName }
 
+    /// This store without a scope's prefix (itself when unscoped).
+    var unscoped: Defaults {
+        prefix.isEmpty ? self : Defaults(provider: provider, prefix: "", shared: shared)
+    }
+
     /// A typed key for `name` in this store, whose key path for Observation comes from the
     /// store's table rather than being built anew (for wrappers, created often).
     func makeKey<Value>(_ name: String, default defaultValue: Value) -> DefaultsKey<Value> {

@@ -63,12 +63,19 @@ final class ObservationTracker: Observable, Sendable {
 
     /// Records a read of every key (a listing or a snapshot of the whole store).
     func accessEveryKey() {
+        everyKeyRead.store(true, ordering: .sequentiallyConsistent)
         registrar.access(self, keyPath: \.everyKey)
     }
+
+    /// Whether ``accessEveryKey()`` was ever called: until then no one can be observing every
+    /// key, and a change need not say so (a registrar call costs about as much as a cached read).
+    private let everyKeyRead = Atomic(false)
 
     /// Tells observers of `key`, and of every key, that it changed.
     func didChange(_ key: String) {
         registrar.withMutation(of: self, keyPath: keyPath(for: key)) {}
-        registrar.withMutation(of: self, keyPath: \.everyKey) {}
+        if everyKeyRead.load(ordering: .sequentiallyConsistent) {
+            registrar.withMutation(of: self, keyPath: \.everyKey) {}
+        }
     }
 }

@@ -31,13 +31,16 @@ import Observation
 open class DefaultsModel: Observable {
     /// The store, scoped to the model's prefix: ``Setting`` names are relative to it.
     public let defaults: Defaults
+    /// The same store unscoped: settings read it by full key, the fastest typed read.
+    @usableFromInline let root: Defaults
     /// Observation of the ``ObservableOnly`` properties.
-    let registrar = ObservationRegistrar()
+    @usableFromInline let registrar = ObservationRegistrar()
 
     /// A model whose settings live in `store` under `prefix`: `@Setting("volume")` with prefix
     /// `"player."` is stored as `"player.volume"`.
     public init(store: Defaults, prefix: String = "") {
         defaults = store.scoped(prefix)
+        root = store.unscoped
     }
 
     /// The prefix put in front of every setting's name.
@@ -65,6 +68,8 @@ open class DefaultsModel: Observable {
 public struct Setting<Value: DefaultsSerializable>: Sendable {
     /// The key, relative to the model's prefix, with the default value.
     public let key: DefaultsKey<Value>
+    /// The key with the model's prefix, made on first use.
+    @usableFromInline var fullKey: DefaultsKey<Value>?
 
     /// A setting stored under `name` (after the model's prefix), with the initial value as its
     /// default.
@@ -90,13 +95,32 @@ public struct Setting<Value: DefaultsSerializable>: Sendable {
     }
 
     /// Reads and writes the setting through its model's store.
+    @inlinable
     public static subscript<Model: DefaultsModel>(
         _enclosingInstance model: Model,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Self>
     ) -> Value {
-        get { model.defaults[model[keyPath: storageKeyPath].key] }
-        set { model.defaults[model[keyPath: storageKeyPath].key] = newValue }
+        get { model.root[fullKey(in: model, storage: storageKeyPath)] }
+        set { model.root[fullKey(in: model, storage: storageKeyPath)] = newValue }
+    }
+
+    @inlinable
+    static func fullKey<Model: DefaultsModel>(
+        in model: Model, storage: ReferenceWritableKeyPath<Model, Self>
+    ) -> DefaultsKey<Value> {
+        if let fullKey = model[keyPath: storage].fullKey { return fullKey }
+        return makeFullKey(in: model, storage: storage)
+    }
+
+    @usableFromInline
+    static func makeFullKey<Model: DefaultsModel>(
+        in model: Model, storage: ReferenceWritableKeyPath<Model, Self>
+    ) -> DefaultsKey<Value> {
+        let key = model[keyPath: storage].key
+        let fullKey = model.root.makeKey(model.defaults.fullKey(key.name), default: key.defaultValue)
+        model[keyPath: storage].fullKey = fullKey
+        return fullKey
     }
 }
 
@@ -110,7 +134,7 @@ public struct Setting<Value: DefaultsSerializable>: Sendable {
 /// ```
 @propertyWrapper
 public struct ObservableOnly<Value> {
-    private var value: Value
+    @usableFromInline var value: Value
 
     /// An observable property with `wrappedValue` as its initial value.
     public init(wrappedValue: Value) {
@@ -125,6 +149,7 @@ public struct ObservableOnly<Value> {
     }
 
     /// Reads and writes the value, telling Observation.
+    @inlinable
     public static subscript<Model: DefaultsModel>(
         _enclosingInstance model: Model,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,

@@ -44,6 +44,7 @@ import Testing
         defaults.set("dark", forKey: "ui.theme")
         ui.set(true, forKey: "compact")
         #expect(try await first(2, of: events).map(\.key) == ["theme", "compact"])
+        settle(defaults)
         #expect(recorded.all == ["theme", "compact"])
         observation.cancel()
     }
@@ -77,8 +78,10 @@ import Testing
             depth.withLock { $0 -= 1 }
         }
         defaults[.volume] = 3
+        waitUntil { calls.count == 2 }         // 3, then the clamped 1
+        settle(defaults)
+        #expect(calls.count == 2)              // writing 1 again is no change: no third call
         #expect(defaults[.volume] == 1)
-        #expect(calls.count == 2)              // 3, then the clamped 1; writing 1 again is no change
         #expect(deepest.withLock { $0 } == 1)  // never called from inside itself
         observation.cancel()
     }

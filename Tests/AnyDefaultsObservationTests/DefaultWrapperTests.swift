@@ -81,6 +81,7 @@ final class LegacyService {
         let defaults = try fixture.open()
         let volume = Default(wrappedValue: 0.5, "volume", store: defaults)
         volume.wrappedValue = 0.6
+        settle(defaults)
         let values = volume.values
 
         volume.wrappedValue = 0.6        // the value already stored: no change
@@ -101,8 +102,10 @@ final class LegacyService {
         theme.wrappedValue = .dark
         theme.wrappedValue = .dark
         theme.reset()
+        settle(defaults)
         observation.cancel()
         theme.wrappedValue = .dark
+        settle(defaults)
         #expect(seen.all == [.dark, .light])
     }
 

@@ -55,12 +55,14 @@ final class PlayerSettings: DefaultsModel {
         defer { fixture.remove() }
         let defaults = try fixture.open()
         let settings = PlayerSettings(store: defaults, prefix: "player.")
+        settle(defaults)
         let volume = track { _ = settings.volume }
         let theme = track { _ = settings.theme }
         let scrubbing = track { _ = settings.isScrubbing }
         let scratch = track { _ = settings.scratch }
 
         settings.theme = .dark
+        settle(defaults)
         #expect(volume.count == 0)
         #expect(theme.count == 1)
         #expect(scrubbing.count == 0)
@@ -73,28 +75,33 @@ final class PlayerSettings: DefaultsModel {
         #expect(scratch.count == 0)
 
         settings.volume = 0.1
+        settle(defaults)
         #expect(volume.count == 1)
     }
 
     @Test(arguments: Backend.allCases) func changesMadeElsewhereReachTheModel(backend: Backend) throws {
         let fixture = try backend.fixture()
         defer { fixture.remove() }
-        let settings = PlayerSettings(store: try fixture.open(), prefix: "player.")
+        let reader = try fixture.open()
+        let settings = PlayerSettings(store: reader, prefix: "player.")
         let other = PlayerSettings(store: try fixture.open(), prefix: "player.")
         let elsewhere = try fixture.open()
         let volume = track { _ = settings.volume }
         let theme = track { _ = settings.theme }
 
         other.volume = 0.3                                    // another model, another Defaults
+        settle(reader)
         #expect(volume.count == 1)
         #expect(settings.volume == 0.3)
 
         elsewhere.set("dark", forKey: "player.theme")        // a write by name
+        settle(reader)
         #expect(theme.count == 1)
         #expect(settings.theme == .dark)
 
         let unrelated = track { _ = settings.volume }
         elsewhere.set(1, forKey: "volume")                    // outside the prefix
+        settle(reader)
         #expect(unrelated.count == 0)
     }
 

@@ -165,3 +165,31 @@ final class CountingProvider: DefaultsProvider {
         }
     }
 }
+
+/// Waits until the changes made so far have reached every observer of `defaults`.
+///
+/// Observers may be called on another thread than the writer's (the JSON file backend's watcher
+/// thread may deliver a write's events), but always in commit order, each event to every observer
+/// before the next: so once a marker written now has been seen, every earlier change has been
+/// handled. The marker is removed again, and its events are waited for too.
+func settle(_ defaults: Defaults, sourceLocation: SourceLocation = #_sourceLocation) {
+    let marker = "settle.marker"
+    let seen = Counter()
+    let observation = defaults.observe(keys: [marker]) { _ in seen.increment() }
+    defaults.set(true, forKey: marker)
+    defaults.removeObject(forKey: marker)
+    waitUntil(sourceLocation: sourceLocation) { seen.count == 2 }
+    observation.cancel()
+}
+
+/// Polls `condition` until it holds, recording an issue after `seconds`.
+func waitUntil(within seconds: Double = 5, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the condition did not hold within \(seconds) s", sourceLocation: sourceLocation)
+            return
+        }
+        Thread.sleep(forTimeInterval: 0.001)
+    }
+}

@@ -11,9 +11,11 @@ import Testing
 
         defaults[.muted] = true
         defaults.set("x", forKey: "unrelated")
+        settle(defaults)
         #expect(changes.count == 0)
 
         defaults[.volume] = 0.9
+        settle(defaults)
         #expect(changes.count == 1)
         #expect(fixture.errors.all.isEmpty)
     }
@@ -23,10 +25,13 @@ import Testing
         defer { fixture.remove() }
         let defaults = try fixture.open()
         defaults[.volume] = 0.7
+        settle(defaults)
         let changes = track { _ = defaults[.volume] }
         defaults[.volume] = 0.7
+        settle(defaults)
         #expect(changes.count == 0)
         defaults.reset(.volume)
+        settle(defaults)
         #expect(changes.count == 1)
     }
 
@@ -39,8 +44,10 @@ import Testing
         let changes = track { _ = reader[.theme] }
 
         writer[.volume] = 0.1
+        settle(reader)
         #expect(changes.count == 0)
         writer[.theme] = .dark
+        settle(reader)
         #expect(changes.count == 1)
         #expect(reader[.theme] == .dark)   // the reader's cache learned of it too
     }
@@ -53,8 +60,10 @@ import Testing
         let changes = track { _ = ui[.theme] }
 
         defaults[.theme] = .dark                 // "theme", not "ui.theme"
+        settle(defaults)
         #expect(changes.count == 0)
         defaults.set("dark", forKey: "ui.theme")
+        settle(defaults)
         #expect(changes.count == 1)
     }
 
@@ -93,10 +102,12 @@ import Testing
         let snapshot = track { _ = defaults.snapshot() }
         let chosen = track { _ = defaults.snapshot(keys: [DefaultsKeys.volume]) }
         defaults.set(1, forKey: "anything")
+        settle(defaults)
         #expect(listing.count == 1)
         #expect(snapshot.count == 1)
         #expect(chosen.count == 0)
         defaults[.volume] = 1
+        settle(defaults)
         #expect(chosen.count == 1)
     }
 
@@ -120,9 +131,11 @@ import Testing
         let layoutChanges = track { _ = layout.wrappedValue }
 
         layout.wrappedValue = Layout(columns: 3, sidebar: false)
+        settle(defaults)
         #expect(volumeChanges.count == 0)
         #expect(layoutChanges.count == 1)
         volume.wrappedValue = 0.2
+        settle(defaults)
         #expect(volumeChanges.count == 1)
     }
 }

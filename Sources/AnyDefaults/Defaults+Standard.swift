@@ -24,6 +24,8 @@ extension Defaults {
     /// error instead.
     public static var standard: Defaults {
         get {
+            // Opened under the lock, so that racing first uses open one store. (A provider factory
+            // that reads `Defaults.standard` would wait for itself: factories must not.)
             standardSlot.withLock { slot in
                 if let store = slot { return store }
                 let store = openStandard()

@@ -12,7 +12,26 @@ final class PlayerSettings: DefaultsModel {
     var scratch = 0
 }
 
+/// A model isolated to the main actor, as a user interface keeps it.
+@MainActor final class InterfaceSettings: DefaultsModel {
+    @Setting("zoom") var zoom = 1.0
+    @ObservableOnly var isEditing = false
+}
+
 @Suite struct DefaultsModelTests {
+    @MainActor @Test func aModelOnTheMainActor() {
+        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let settings = InterfaceSettings(store: defaults, prefix: "ui.")
+        let zoom = track { _ = settings.zoom }
+        let editing = track { _ = settings.isEditing }
+        settings.isEditing = true
+        #expect(zoom.count == 0)
+        #expect(editing.count == 1)
+        defaults.set(2.0, forKey: "ui.zoom")
+        #expect(zoom.count == 1)
+        #expect(settings.zoom == 2)
+    }
+
     @Test(arguments: Backend.allCases) func settingsLiveInTheStoreUnderThePrefix(backend: Backend) throws {
         let fixture = try backend.fixture()
         defer { fixture.remove() }

@@ -34,6 +34,12 @@ import Synchronization
 /// ``register(defaults:)`` values are read when the store holds nothing for a key, before a typed
 /// key's own default, as with `UserDefaults`. They are kept in memory, never stored.
 ///
+/// ## Observation, changes, snapshots, transactions
+/// Typed reads (`defaults[.volume]`) take part in Swift's Observation one key at a time;
+/// ``observe(_:)``, ``changes()`` and ``values(of:)`` report changes from anywhere;
+/// ``snapshot()`` copies the store; ``write(_:)`` applies several changes as one batch. See
+/// ``Default`` and ``DefaultsModel`` for properties, and Docs/Observation.md.
+///
 /// ## Threads
 /// `Defaults` is `Sendable`: use one instance from any thread or task.
 public final class Defaults: Sendable {

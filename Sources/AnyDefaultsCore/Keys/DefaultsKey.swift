@@ -38,7 +38,8 @@ public class DefaultsKeys: @unchecked Sendable {
 ///
 /// `Value` is any ``DefaultsSerializable`` type; for an optional `Value`, assigning `nil` removes
 /// the stored value.
-// @unchecked: see `DefaultsKeys`; `defaultValue` is an immutable `Sendable` value.
+// @unchecked: see `DefaultsKeys`; `defaultValue` and `observedKeyPath` are immutable `Sendable`
+// values.
 public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unchecked Sendable {
     /// The value read when the store holds nothing for this key (and no registered default).
     public let defaultValue: Value

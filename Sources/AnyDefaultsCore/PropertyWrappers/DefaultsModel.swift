@@ -26,8 +26,9 @@ import Observation
 ///
 /// A subclass needs no initializer of its own: with default values on its properties it
 /// inherits ``init(store:prefix:)`` (and, in the `AnyDefaults` module, `init(prefix:)` on the
-/// standard store). A model is not `Sendable`; keep it in one isolation domain (the main actor
-/// for a user interface). The store it reads is `Sendable` and may be shared freely.
+/// standard store). A model is not `Sendable`; keep it in one isolation domain (for a user
+/// interface, mark the subclass `@MainActor`). The store it reads is `Sendable` and may be shared
+/// freely.
 open class DefaultsModel: Observable {
     /// The store, scoped to the model's prefix: ``Setting`` names are relative to it.
     public let defaults: Defaults

@@ -14,7 +14,8 @@ extension Defaults {
     ///
     /// Nothing is written while `body` runs. If `body` throws, or a value cannot be encoded,
     /// nothing is written at all and the error is thrown. Each key is written once, with its
-    /// final value, so observers see at most one change per key.
+    /// final value, so observers see at most one change per key. Writes made on the store itself
+    /// (not through `tx`) inside `body` are not part of the transaction: they happen at once.
     ///
     /// How much "all or nothing" covers depends on the backend (see ``supportsAtomicWrites``):
     /// a batch the provider rejects (an invalid key or value) leaves no trace on every provider;

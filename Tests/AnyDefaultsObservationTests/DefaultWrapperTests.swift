@@ -28,7 +28,24 @@ final class LegacyService {
     }
 }
 
+/// The wrapper in an actor.
+actor Downloads {
+    @Default var limit: Int
+    init(store: Defaults) { _limit = Default(wrappedValue: 3, "downloads.limit", store: store) }
+    func raise() -> Int {
+        limit += 1
+        return limit
+    }
+}
+
 @Suite struct DefaultWrapperTests {
+    @Test func inAnActor() async {
+        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let downloads = Downloads(store: defaults)
+        #expect(await downloads.raise() == 4)
+        #expect(defaults.integer(forKey: "downloads.limit") == 4)
+    }
+
     @Test(arguments: Backend.allCases) func readsWritesAndResets(backend: Backend) throws {
         let fixture = try backend.fixture()
         defer { fixture.remove() }

@@ -38,3 +38,22 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: LMDB backend (liblmdb through the CLMDB system-library shim)
+package.products.append(.library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
+        providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+    ),
+    .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+    // Child processes for the multi-process tests.
+    .executableTarget(
+        name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"],
+        path: "Tests/Children/LMDBTestChild"
+    ),
+    .testTarget(
+        name: "AnyDefaultsLMDBTests",
+        dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]
+    ),
+])

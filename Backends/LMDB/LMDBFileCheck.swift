@@ -33,8 +33,8 @@ enum LMDBFileCheck {
         let pageSize = Int(statistics.ms_psize)
         let filePages = Int(status.st_size) / max(pageSize, 1)
         if filePages > info.me_last_pgno { return }
-        var walk = LMDBPageWalk(fd: fd, pageSize: pageSize, filePages: filePages, lastPage: info.me_last_pgno, path: path)
-        try walk.run()
+        var walk = LMDBPageWalk(fd: fd, pageSize: pageSize, filePages: filePages, path: path)
+        _ = try walk.run()
     }
 }
 
@@ -44,7 +44,6 @@ struct LMDBPageWalk {
     let fd: Int32
     let pageSize: Int
     let filePages: Int
-    let lastPage: Int
     let path: String
 
     /// Page numbers, sizes and counters are machine words in LMDB's format.
@@ -62,25 +61,32 @@ struct LMDBPageWalk {
     private static let subDatabaseNode: UInt16 = 0x02
     private static let magic: UInt32 = 0xBEEF_C0DE
 
-    init(fd: Int32, pageSize: Int, filePages: Int, lastPage: Int, path: String) {
+    /// The last page in use, from the current meta page.
+    private var lastPage: UInt64 = 1
+
+    init(fd: Int32, pageSize: Int, filePages: Int, path: String) {
         self.fd = fd
         self.pageSize = pageSize
         self.filePages = filePages
-        self.lastPage = lastPage
         self.path = path
     }
 
-    mutating func run() throws(DefaultsError) {
+    /// Walks the trees; returns the highest page number they reach.
+    mutating func run() throws(DefaultsError) -> UInt64 {
         guard pageSize >= 256, filePages >= 2 else { throw damaged("The data file is too short to be an LMDB store.") }
         // LMDB uses the meta page with the higher transaction ID.
         let first = try readMeta(0)
         let second = try readMeta(1)
-        var pending = (first.transaction < second.transaction ? second : first).roots.filter { $0 != invalidPage }
+        let meta = first.transaction < second.transaction ? second : first
+        lastPage = meta.lastPage
+        var pending = meta.roots.filter { $0 != invalidPage }
         var visited = 0
+        var highest: UInt64 = 1
         while let pageNumber = pending.popLast() {
             visited += 1
-            guard visited <= lastPage + 1 else { throw damaged("The data file's page tree has a cycle.") }
+            guard visited <= filePages else { throw damaged("The data file's page tree has a cycle.") }
             try readPage(pageNumber)
+            highest = max(highest, pageNumber)
             let flags = try uint16(at: word + 2)
             if flags & Self.branchFlag != 0 {
                 try forEachNode { (offset: Int, nodeFlags: UInt16, _: Int) throws(DefaultsError) in
@@ -101,15 +107,17 @@ struct LMDBPageWalk {
                         if root != invalidPage { pending.append(root) }
                     }
                 }
-                for overflow in overflows { try checkOverflow(overflow) }
+                for overflow in overflows { highest = max(highest, try checkOverflow(overflow)) }
             } else {
                 throw damaged("Page \(pageNumber) of the data file is neither a branch nor a leaf.")
             }
         }
+        return highest
     }
 
     private struct Meta {
         var roots: [UInt64]
+        var lastPage: UInt64
         var transaction: UInt64
     }
 
@@ -123,17 +131,22 @@ struct LMDBPageWalk {
         let rootOffset = 8 + 4 * word
         return Meta(
             roots: [try machineWord(at: databases + rootOffset), try machineWord(at: databases + databaseSize + rootOffset)],
+            lastPage: try machineWord(at: databases + 2 * databaseSize),
             transaction: try machineWord(at: databases + 2 * databaseSize + word))
     }
 
-    /// Checks the first page of an overflow run and that the whole run lies in the file.
-    private mutating func checkOverflow(_ number: UInt64) throws(DefaultsError) {
+    /// Checks the first page of an overflow run and that the whole run lies in the file; returns
+    /// its last page.
+    private mutating func checkOverflow(_ number: UInt64) throws(DefaultsError) -> UInt64 {
         try readPage(number)
         guard try uint16(at: word + 2) & Self.overflowFlag != 0 else {
             throw damaged("Page \(number) of the data file should hold a large value but does not.")
         }
         let count = UInt64(try uint32(at: word + 4))
-        guard count >= 1, number + count <= UInt64(filePages) else { throw truncated(number + count - 1) }
+        guard count >= 1, number + count <= UInt64(filePages), number + count - 1 <= lastPage else {
+            throw truncated(number + count - 1)
+        }
+        return number + count - 1
     }
 
     /// Calls `body` with the offset, flags and key size of each node of the page in `page`.
@@ -150,7 +163,7 @@ struct LMDBPageWalk {
     }
 
     private mutating func readPage(_ number: UInt64) throws(DefaultsError) {
-        guard number < UInt64(filePages), number <= UInt64(lastPage) else { throw truncated(number) }
+        guard number < UInt64(filePages), number <= lastPage else { throw truncated(number) }
         if page.count != pageSize { page = [UInt8](repeating: 0, count: pageSize) }
         let offset = off_t(number) * off_t(pageSize)
         let count = page.withUnsafeMutableBytes { pread(fd, $0.baseAddress, pageSize, offset) }

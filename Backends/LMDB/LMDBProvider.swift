@@ -167,6 +167,9 @@ public final class LMDBProvider: DefaultsProvider {
             noSync: options.durability == .noSync, estimatedSize: estimatedSize, origin: token, body)
     }
 
+    /// The current size of the memory map, in bytes.
+    var mapSize: Int { environment.mapSize }
+
     private func checkOpen() throws(DefaultsError) {
         if closed.load(ordering: .acquiring) {
             throw DefaultsError(.closed, "The store was closed.", backend: Self.backend, path: path)

@@ -50,6 +50,21 @@ struct LMDBByteReader {
         return bytes[offset]
     }
 
+    /// Reads a format-version byte that must be `version`; a larger one means a newer format
+    /// (``LMDBCodecError/Kind-swift.enum/unknownVersion``), a smaller one damage.
+    mutating func readVersion(_ version: UInt8, of what: String) throws(LMDBCodecError) {
+        let found = try readByte()
+        guard found == version else {
+            if found > version {
+                throw LMDBCodecError(
+                    .unknownVersion,
+                    "The \(what) was written in format version \(found); this library reads version \(version).",
+                    at: offset - 1)
+            }
+            throw LMDBCodecError(.malformed, "The \(what) has no valid format version.", at: offset - 1)
+        }
+    }
+
     /// Eight bytes, little-endian.
     mutating func readUInt64() throws(LMDBCodecError) -> UInt64 {
         guard remaining >= 8 else { throw failure("The data ends inside a fixed-size number.") }

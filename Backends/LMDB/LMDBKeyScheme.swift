@@ -99,16 +99,7 @@ package struct LMDBLongKeyBucket: Sendable, Equatable {
         _ bytes: UnsafeRawBufferPointer, derivedKey: UnsafeRawBufferPointer, scheme: LMDBKeyScheme
     ) throws(LMDBCodecError) -> LMDBLongKeyBucket {
         var reader = LMDBByteReader(bytes)
-        let bucketVersion = try reader.readByte()
-        guard bucketVersion == version else {
-            if bucketVersion > version {
-                throw LMDBCodecError(
-                    .unknownVersion,
-                    "The long-key record was written in format version \(bucketVersion); this library reads version \(version).",
-                    at: 0)
-            }
-            throw LMDBCodecError(.malformed, "The long-key record has no valid format version.", at: 0)
-        }
+        try reader.readVersion(version, of: "long-key record")
         // An entry takes at least a key length, a long key, a record length and a record.
         let count = try reader.readCount(minimumItemSize: LMDBKeyScheme.directKeyLimit + 4)
         guard count > 0 else { throw reader.failure("The long-key record is empty.") }

@@ -99,16 +99,7 @@ package enum LMDBValueCodec {
     /// Decodes a whole record: the version byte, one value, and nothing after it.
     package static func decode(_ record: UnsafeRawBufferPointer) throws(LMDBCodecError) -> DefaultsValue {
         var reader = LMDBByteReader(record)
-        let recordVersion = try reader.readByte()
-        guard recordVersion == version else {
-            if recordVersion > version {
-                throw LMDBCodecError(
-                    .unknownVersion,
-                    "The value was written in format version \(recordVersion); this library reads version \(version).",
-                    at: 0)
-            }
-            throw LMDBCodecError(.malformed, "The value has no valid format version.", at: 0)
-        }
+        try reader.readVersion(version, of: "value")
         let value = try decodeValue(&reader)
         guard reader.isAtEnd else { throw reader.failure("Unexpected bytes follow the value.") }
         return value

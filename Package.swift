@@ -12,10 +12,23 @@ let package = Package(
         .library(name: "AnyDefaultsCore", targets: ["AnyDefaultsCore"]),
         .library(name: "AnyDefaultsMemory", targets: ["AnyDefaultsMemory"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
+        .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
+    ],
+    dependencies: [
+        // Only the umbrella uses it, for its ConfigReader entry point.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         .target(name: "AnyDefaultsCore"),
+        .target(
+            name: "AnyDefaults",
+            dependencies: [
+                "AnyDefaultsCore",
+                "AnyDefaultsMemory",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
 
         .executableTarget(name: "AnyDefaultsCLI", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
@@ -27,6 +40,10 @@ let package = Package(
         // Temporary directories and child processes, shared by the test targets.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
+        .testTarget(
+            name: "AnyDefaultsTests",
+            dependencies: ["AnyDefaults", "TestSupport", .product(name: "Configuration", package: "swift-configuration")]
+        ),
         .testTarget(
             name: "AnyDefaultsTestingTests",
             dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]

@@ -1,0 +1,3 @@
+// The umbrella: one import for the core and every built-in backend.
+@_exported import AnyDefaultsCore
+@_exported import AnyDefaultsMemory

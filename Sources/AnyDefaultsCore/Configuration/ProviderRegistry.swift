@@ -1,0 +1,126 @@
+import Synchronization
+
+/// Maps a store string's scheme to the backend that opens it.
+///
+/// The `AnyDefaults` umbrella module offers `ProviderRegistry.standard` with every built-in
+/// backend registered. Register your own provider to open it by configuration too:
+///
+/// ```swift
+/// ProviderRegistry.standard.register(
+///     scheme: "redis", summary: "a Redis hash", location: .required("HOST:PORT/HASH"),
+///     options: [StoreOption("timeout", values: "seconds", summary: "connect timeout")]
+/// ) { configuration in
+///     try RedisProvider(address: configuration.location, timeout: configuration.intOption("timeout", in: 1...60, default: 5))
+/// }
+/// let store = try ProviderRegistry.standard.makeProvider("redis:localhost:6379/settings")
+/// ```
+public final class ProviderRegistry: Sendable {
+    /// Opens a provider for a configuration whose scheme, location and option names were checked.
+    public typealias Factory = @Sendable (StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider
+
+    /// What a scheme's location is.
+    public enum Location: Sendable, Hashable {
+        /// Nothing follows the colon (`memory:`).
+        case none
+        /// A file or directory path, resolved like a shell resolves it (`~`, relative paths).
+        case path(String)
+        /// A name or path that may be left out (`userdefaults:` or `userdefaults:com.example.app`).
+        case optional(String)
+        /// A name that must be given.
+        case required(String)
+    }
+
+    /// A registered backend.
+    public struct Entry: Sendable {
+        public var scheme: String
+        public var summary: String
+        public var location: Location
+        public var options: [StoreOption]
+        let factory: Factory
+
+        /// How the scheme is written, for help and error messages: `sqlite:PATH[?durability=normal|full]`.
+        public var usage: String {
+            var text = "\(scheme):"
+            switch location {
+            case .none: break
+            case .path(let hint), .required(let hint): text += hint
+            case .optional(let hint): text += "[\(hint)]"
+            }
+            let names = (options.map(\.description) + ["cache=on|off"]).joined(separator: "&")
+            return text + "[?\(names)]"
+        }
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    /// Wraps a provider in a cache for `cache=on`; set by the module that provides the cache.
+    private let cacheWrapper = Mutex<(@Sendable (any DefaultsProvider) -> any DefaultsProvider)?>(nil)
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers (or replaces) the backend for `scheme`.
+    public func register(
+        scheme: String, summary: String, location: Location, options: [StoreOption] = [], factory: @escaping Factory
+    ) {
+        let entry = Entry(scheme: scheme.lowercased(), summary: summary, location: location, options: options, factory: factory)
+        entries.withLock { $0[entry.scheme] = entry }
+    }
+
+    /// Sets how `cache=on` wraps a provider.
+    public func setCacheWrapper(_ wrap: @escaping @Sendable (any DefaultsProvider) -> any DefaultsProvider) {
+        cacheWrapper.withLock { $0 = wrap }
+    }
+
+    /// Every registered backend, sorted by scheme.
+    public var registered: [Entry] {
+        entries.withLock { Array($0.values) }.sorted { $0.scheme < $1.scheme }
+    }
+
+    /// Opens the store that `text` names.
+    public func makeProvider(_ text: String) throws(DefaultsError) -> any DefaultsProvider {
+        try makeProvider(StoreConfiguration(parsing: text))
+    }
+
+    /// Opens the store that `configuration` names, after checking its scheme, location and option
+    /// names; wraps it in a cache when `configuration.cache` is set and a cache wrapper is known.
+    public func makeProvider(_ configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider {
+        let checked = try validate(configuration)
+        let entry = try self.entry(for: checked.scheme)
+        let provider = try entry.factory(checked)
+        guard checked.cache, let wrap = cacheWrapper.withLock({ $0 }) else { return provider }
+        return wrap(provider)
+    }
+
+    /// Checks `configuration` against its backend's declaration and returns it with a path
+    /// location resolved to an absolute path.
+    public func validate(_ configuration: StoreConfiguration) throws(DefaultsError) -> StoreConfiguration {
+        let entry = try self.entry(for: configuration.scheme)
+        var configuration = configuration
+        switch entry.location {
+        case .none where !configuration.location.isEmpty:
+            throw StoreConfiguration.error("\(entry.scheme): takes no location, but \"\(configuration.location)\" was given. Write \(entry.usage).")
+        case .path(let hint), .required(let hint):
+            if configuration.location.isEmpty {
+                throw StoreConfiguration.error("\(entry.scheme): needs a \(hint). Write \(entry.usage).")
+            }
+            if case .path = entry.location { configuration.location = configuration.resolvedPath }
+        default:
+            break
+        }
+        let accepted = Set(entry.options.map(\.name))
+        if let unknown = configuration.options.keys.sorted().first(where: { !accepted.contains($0) }) {
+            let list = (entry.options.map(\.description) + ["cache=on|off"]).joined(separator: ", ")
+            throw StoreConfiguration.error("\(entry.scheme): has no option \"\(unknown)\". Accepted: \(list).")
+        }
+        return configuration
+    }
+
+    private func entry(for scheme: String) throws(DefaultsError) -> Entry {
+        let all = entries.withLock { $0 }
+        guard let entry = all[scheme] else {
+            let known = all.values.sorted { $0.scheme < $1.scheme }.map(\.usage).joined(separator: "; ")
+            throw StoreConfiguration.error("Unknown scheme \"\(scheme):\". Known: \(known.isEmpty ? "none registered" : known).")
+        }
+        return entry
+    }
+}

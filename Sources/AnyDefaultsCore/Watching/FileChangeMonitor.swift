@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+
+/// Tells when any process changes, replaces, creates or removes one of a set of files, for
+/// backends that report changes made elsewhere.
+///
+/// On Linux it uses inotify on the files' directories, so an idle store costs nothing and a change
+/// is seen at once; elsewhere, and on request, it compares each file's size, times and inode at a
+/// fixed interval (a few `stat` calls per tick). `onChange` runs on a private serial queue, once per
+/// burst of changes; it is not told what changed, so the backend reads that itself. A call
+/// already queued when ``cancel()`` runs may still arrive.
+///
+/// ```swift
+/// let monitor = try FileChangeMonitor(watching: [path]) { store.reloadIfChanged() }
+/// // ...
+/// monitor.cancel()
+/// ```
+public final class FileChangeMonitor: Sendable {
+    /// How changes are detected.
+    public enum Strategy: Sendable, Hashable {
+        /// inotify on Linux; polling every 50 ms elsewhere.
+        case automatic
+        /// Compare `stat` results at this interval, on every platform.
+        case polling(interval: Duration)
+    }
+
+    private let source: Mutex<(any DispatchSourceProtocol)?>
+    #if os(Linux)
+    private let watch: Mutex<InotifyHub.Registration?>
+    #endif
+
+    /// Starts watching `files` (which need not exist yet; their directories must).
+    ///
+    /// - Throws: ``DefaultsError`` if the operating system refuses the watch.
+    public init(
+        watching files: [String],
+        strategy: Strategy = .automatic,
+        backend: String = "FileChangeMonitor",
+        onChange: @escaping @Sendable () -> Void
+    ) throws(DefaultsError) {
+        let queue = DispatchQueue(label: "AnyDefaults.FileChangeMonitor")
+        switch strategy {
+        case .polling(let interval):
+            source = Mutex(Self.pollingSource(files: files, interval: interval, queue: queue, onChange: onChange))
+            #if os(Linux)
+            watch = Mutex(nil)
+            #endif
+        case .automatic:
+            #if os(Linux)
+            source = Mutex(nil)
+            watch = Mutex(try InotifyHub.shared.register(files: files, queue: queue, backend: backend, onChange: onChange))
+            #else
+            source = Mutex(Self.pollingSource(files: files, interval: .milliseconds(50), queue: queue, onChange: onChange))
+            #endif
+        }
+    }
+
+    /// Stops watching and releases the watch's file descriptor. Calling it again does nothing.
+    public func cancel() {
+        let current = source.withLock { source in
+            defer { source = nil }
+            return source
+        }
+        current?.cancel()
+        #if os(Linux)
+        let registration = watch.withLock { watch in
+            defer { watch = nil }
+            return watch
+        }
+        if let registration { InotifyHub.shared.unregister(registration) }
+        #endif
+    }
+
+    deinit { cancel() }
+
+    // MARK: Polling
+
+    /// What a file looks like from outside; a change in any field means it was written or replaced.
+    private struct Signature: Equatable {
+        var exists = false
+        var size: Int64 = 0
+        var inode: UInt64 = 0
+        var modified: (Int, Int) = (0, 0)
+        var changed: (Int, Int) = (0, 0)
+
+        static func == (a: Signature, b: Signature) -> Bool {
+            a.exists == b.exists && a.size == b.size && a.inode == b.inode && a.modified == b.modified && a.changed == b.changed
+        }
+
+        init() {}
+
+        init(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return }
+            exists = true
+            size = Int64(info.st_size)
+            inode = UInt64(info.st_ino)
+            #if canImport(Darwin)
+            modified = (info.st_mtimespec.tv_sec, info.st_mtimespec.tv_nsec)
+            changed = (info.st_ctimespec.tv_sec, info.st_ctimespec.tv_nsec)
+            #else
+            modified = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+            changed = (Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec))
+            #endif
+        }
+    }
+
+    /// The signatures of the last tick; only the timer's serial queue touches them.
+    private final class PollingState: Sendable {
+        let signatures: Mutex<[Signature]>
+        init(_ signatures: [Signature]) { self.signatures = Mutex(signatures) }
+    }
+
+    private static func pollingSource(
+        files: [String], interval: Duration, queue: DispatchQueue, onChange: @escaping @Sendable () -> Void
+    ) -> any DispatchSourceProtocol {
+        let state = PollingState(files.map(Signature.init(path:)))
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let (seconds, attoseconds) = interval.components
+        let nanoseconds = max(1_000_000, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .nanoseconds(nanoseconds / 10))
+        timer.setEventHandler {
+            let now = files.map(Signature.init(path:))
+            let changed = state.signatures.withLock { old in
+                defer { old = now }
+                return old != now
+            }
+            if changed { onChange() }
+        }
+        timer.resume()
+        return timer
+    }
+}

@@ -1,0 +1,131 @@
+#if os(Linux)
+import Glibc
+import Dispatch
+import Synchronization
+
+/// One inotify instance for the whole process, shared by every ``FileChangeMonitor``: the kernel
+/// allows few instances per user (128 by default) but many watches, so each monitor adds watches
+/// to this one instance instead of opening its own.
+final class InotifyHub: Sendable {
+    struct Registration: Sendable {
+        let id: Int
+        let descriptors: [Int32]
+    }
+
+    private struct Watcher {
+        var names: Set<String>
+        var queue: DispatchQueue
+        var onChange: @Sendable () -> Void
+    }
+
+    private struct State {
+        var descriptor: Int32 = -1
+        var source: (any DispatchSourceRead)?
+        var nextID = 0
+        /// Watch descriptor → the monitors that watch that directory.
+        var watchers: [Int32: [Int: Watcher]] = [:]
+    }
+
+    static let shared = InotifyHub()
+
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "AnyDefaults.InotifyHub")
+
+    private init() {}
+
+    func register(
+        files: [String], queue: DispatchQueue, backend: String, onChange: @escaping @Sendable () -> Void
+    ) throws(DefaultsError) -> Registration {
+        var byDirectory: [String: Set<String>] = [:]
+        for file in files {
+            let slash = file.lastIndex(of: "/")
+            let directory = slash.map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
+            byDirectory[directory, default: []].insert(slash.map { String(file[file.index(after: $0)...]) } ?? file)
+        }
+        return try state.withLock { (state: inout State) throws(DefaultsError) -> Registration in
+            try startIfNeeded(&state, backend: backend)
+            let id = state.nextID
+            state.nextID += 1
+            var descriptors: [Int32] = []
+            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
+            for (directory, names) in byDirectory {
+                let watch = inotify_add_watch(state.descriptor, directory, mask)
+                guard watch >= 0 else {
+                    let reason = String(cString: strerror(errno))
+                    Self.remove(id, descriptors, from: &state)
+                    throw DefaultsError(.ioFailure, "Cannot watch the directory for changes (inotify_add_watch: \(reason)).", backend: backend, path: directory)
+                }
+                state.watchers[watch, default: [:]][id] = Watcher(names: names, queue: queue, onChange: onChange)
+                descriptors.append(watch)
+            }
+            return Registration(id: id, descriptors: descriptors)
+        }
+    }
+
+    func unregister(_ registration: Registration) {
+        state.withLock { Self.remove(registration.id, registration.descriptors, from: &$0) }
+    }
+
+    private static func remove(_ id: Int, _ descriptors: [Int32], from state: inout State) {
+        for watch in descriptors {
+            state.watchers[watch]?[id] = nil
+            if state.watchers[watch]?.isEmpty == true {
+                state.watchers[watch] = nil
+                inotify_rm_watch(state.descriptor, watch)
+            }
+        }
+    }
+
+    private func startIfNeeded(_ state: inout State, backend: String) throws(DefaultsError) {
+        guard state.descriptor < 0 else { return }
+        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else {
+            throw DefaultsError(.ioFailure, "Cannot start watching for changes (inotify_init1: \(String(cString: strerror(errno)))).", backend: backend)
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        source.setEventHandler { [weak self] in self?.drain(descriptor) }
+        source.resume()
+        state.descriptor = descriptor
+        state.source = source
+    }
+
+    /// Reads every queued event and tells each monitor whose file was touched, once per drain.
+    private func drain(_ descriptor: Int32) {
+        var touched: [Int32: Set<String>] = [:]
+        let capacity = 64 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(descriptor, buffer.baseAddress, capacity)
+            guard count > 0 else { break }
+            var offset = 0
+            // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[]; }
+            let header = 16
+            while offset + header <= count {
+                let watch = buffer.load(fromByteOffset: offset, as: Int32.self)
+                let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
+                let nameStart = offset + header
+                let nameEnd = min(nameStart + length, count)
+                if length > 0, nameStart < nameEnd {
+                    let bytes = UnsafeRawBufferPointer(rebasing: buffer[nameStart..<nameEnd])
+                    touched[watch, default: []].insert(String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+                }
+                offset = nameEnd
+            }
+        }
+        guard !touched.isEmpty else { return }
+        let notify: [Int: Watcher] = state.withLock { state in
+            var result: [Int: Watcher] = [:]
+            for (watch, names) in touched {
+                for (id, watcher) in state.watchers[watch] ?? [:] where !watcher.names.isDisjoint(with: names) {
+                    result[id] = watcher
+                }
+            }
+            return result
+        }
+        for watcher in notify.values {
+            watcher.queue.async(execute: watcher.onChange)
+        }
+    }
+}
+#endif

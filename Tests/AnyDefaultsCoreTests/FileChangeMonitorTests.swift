@@ -1,0 +1,101 @@
+import AnyDefaultsCore
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite struct FileChangeMonitorTests {
+    final class Counter: Sendable {
+        let count = Mutex(0)
+        func bump() { count.withLock { $0 += 1 } }
+        var value: Int { count.withLock { $0 } }
+
+        /// Waits until the count exceeds `previous`, at most `timeout` seconds.
+        func waitBeyond(_ previous: Int, timeout: Double = 3) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if value > previous { return true }
+                usleep(2_000)
+            }
+            return value > previous
+        }
+    }
+
+    static let strategies: [FileChangeMonitor.Strategy] = [.automatic, .polling(interval: .milliseconds(20))]
+
+    @Test(arguments: strategies)
+    func seesWritesReplacementsCreationAndRemoval(strategy: FileChangeMonitor.Strategy) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.json")
+            let counter = Counter()
+            let monitor = try FileChangeMonitor(watching: [path], strategy: strategy) { counter.bump() }
+            defer { monitor.cancel() }
+
+            var seen = counter.value
+            try Data("created".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(counter.waitBeyond(seen), "creation not seen")
+
+            usleep(30_000)
+            seen = counter.value
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(" and appended".utf8))
+            try handle.close()
+            #expect(counter.waitBeyond(seen), "an in-place write not seen")
+
+            usleep(30_000)
+            seen = counter.value
+            try Data("replaced by rename".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            #expect(counter.waitBeyond(seen), "a rename over the file not seen")
+
+            usleep(30_000)
+            seen = counter.value
+            try FileManager.default.removeItem(atPath: path)
+            #expect(counter.waitBeyond(seen), "removal not seen")
+        }
+    }
+
+    @Test(arguments: strategies)
+    func ignoresOtherFilesAndStopsWhenCancelled(strategy: FileChangeMonitor.Strategy) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("watched")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            let counter = Counter()
+            let monitor = try FileChangeMonitor(watching: [path], strategy: strategy) { counter.bump() }
+            usleep(50_000)
+            try Data("other".utf8).write(to: URL(fileURLWithPath: directory.path("unrelated")))
+            usleep(150_000)
+            #expect(counter.value == 0, "a change to another file was reported")
+
+            monitor.cancel()
+            monitor.cancel()
+            try Data("after cancel".utf8).write(to: URL(fileURLWithPath: path))
+            usleep(150_000)
+            #expect(counter.value == 0, "a change after cancel() was reported")
+        }
+    }
+
+    #if os(Linux)
+    /// Opening and closing many monitors leaks no file descriptor.
+    @Test func manyMonitorsLeakNoDescriptors() throws {
+        try withTemporaryDirectory { directory in
+            func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+            let before = openDescriptors()
+            for index in 0..<200 {
+                let monitor = try FileChangeMonitor(watching: [directory.path("f\(index)")]) {}
+                if index.isMultiple(of: 2) { monitor.cancel() }  // the others are released by deinit
+            }
+            usleep(100_000)  // cancel handlers close the descriptors on the monitors' queues
+            #expect(openDescriptors() <= before + 2, "descriptors before \(before), after \(openDescriptors())")
+        }
+    }
+    #endif
+
+    @Test func aMissingDirectoryIsAnError() {
+        #if os(Linux)
+        #expect(throws: DefaultsError.self) {
+            try FileChangeMonitor(watching: ["/nonexistent-\(UUID().uuidString)/file"]) {}
+        }
+        #endif
+    }
+}

@@ -1,0 +1,39 @@
+import AnyDefaults
+import Configuration
+import Testing
+
+@Suite struct StandardRegistryTests {
+    @Test func opensTheInMemoryBackendByConfiguration() throws {
+        let store = try ProviderRegistry.standard.makeProvider("memory:?cache=off")
+        #expect(store is AnyDefaultsMemory.InMemoryProvider)
+        try store.setValue(.int(1), forKey: "k")
+        #expect(try store.value(forKey: "k") == .int(1))
+    }
+
+    @Test func everyBuiltInSchemeIsRegistered() {
+        let schemes = Set(ProviderRegistry.standard.registered.map { $0.scheme })
+        #expect(schemes.isSuperset(of: ["memory"]))
+    }
+
+    @Test func readsTheStoreFromSwiftConfiguration() throws {
+        let config = ConfigReader(provider: Configuration.InMemoryProvider(values: ["anydefaults.store": "json:/tmp/x.json?cache=off"]))
+        let configuration = try #require(try StoreConfiguration(reading: config.scoped(to: "anydefaults")))
+        #expect(configuration.scheme == "json")
+        #expect(configuration.location == "/tmp/x.json")
+        #expect(configuration.cache == false)
+
+        let structured = ConfigReader(provider: Configuration.InMemoryProvider(values: [
+            "app.settings.scheme": "sqlite", "app.settings.location": "~/p.sqlite", "app.settings.cache": "off",
+        ]))
+        let parts = try #require(try StoreConfiguration(reading: structured.scoped(to: ["app", "settings"])))
+        #expect(parts.scheme == "sqlite")
+        #expect(parts.location == "~/p.sqlite")
+        #expect(parts.cache == false)
+
+        let empty = ConfigReader(provider: Configuration.InMemoryProvider(values: [:]))
+        #expect(try StoreConfiguration(reading: empty) == nil)
+
+        let bad = ConfigReader(provider: Configuration.InMemoryProvider(values: ["store": "no scheme here"]))
+        #expect(throws: DefaultsError.self) { try StoreConfiguration(reading: bad) }
+    }
+}

@@ -74,3 +74,4 @@ package.targets.append(contentsOf: [
         dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]
     ),
 ])
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsLMDB")

@@ -44,6 +44,11 @@ struct LMDBByteReader {
         LMDBCodecError(.malformed, message, at: offset)
     }
 
+    /// Moves back to `offset`, which must have been read already.
+    mutating func rewind(to offset: Int) {
+        self.offset = min(offset, self.offset)
+    }
+
     mutating func readByte() throws(LMDBCodecError) -> UInt8 {
         guard offset < bytes.count else { throw failure("The data ends early.") }
         defer { offset += 1 }
@@ -82,18 +87,23 @@ struct LMDBByteReader {
         let start = offset
         var value: UInt64 = 0
         var shift: UInt64 = 0
-        while true {
-            let byte = try readByte()
+        var index = offset
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
             if shift == 63, byte > 1 { throw LMDBCodecError(.malformed, "A number is too large.", at: start) }
             value |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 {
-                if byte == 0, offset - start > 1 {
+                if byte == 0, index - start > 1 {
                     throw LMDBCodecError(.malformed, "A number is not in its shortest form.", at: start)
                 }
+                offset = index
                 return value
             }
             shift += 7
         }
+        offset = index
+        throw failure("The data ends early.")
     }
 
     /// A count of items, each of which takes at least `minimumItemSize` bytes, so that a count the
@@ -151,16 +161,5 @@ extension Array where Element == UInt8 {
     /// `withUnsafeBytes`, keeping the closure's typed error.
     func withBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
         try withUnsafeBytes { bytes in Result { () throws(E) -> T in try body(bytes) } }.get()
-    }
-}
-
-extension String {
-    /// Calls `body` with this string's UTF-8 as raw bytes (without copying a native string),
-    /// keeping the closure's typed error.
-    func withUTF8Bytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
-        var string = self
-        return try string.withUTF8 { utf8 in
-            Result { () throws(E) -> T in try body(UnsafeRawBufferPointer(utf8)) }
-        }.get()
     }
 }

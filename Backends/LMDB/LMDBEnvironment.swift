@@ -76,8 +76,10 @@ final class LMDBEnvironment: Sendable {
         try LMDBFileCheck.verify(environment: pointer, path: path)
 
         handle = LMDBEnvironmentHandle(pointer: pointer)
-        dbi = try Self.prepareDatabase(pointer, path: path)
+        dbi = try Self.openMainDatabase(pointer, path: path)
         opened = true
+        // From here on, deinit closes the environment if this initializer throws.
+        try prepareStore()
     }
 
     deinit {
@@ -88,27 +90,30 @@ final class LMDBEnvironment: Sendable {
     /// ``DefaultsError/Code-swift.struct/closed``.
     func close() {
         gate.exclusive(closing: true) { pooled in
-            for transaction in pooled { mdb_txn_abort(transaction.pointer) }
+            for transaction in pooled { mdb_txn_abort(transaction) }
             mdb_env_close(handle.pointer)
         }
     }
 
-    /// Opens the main database and checks the format marker, writing it into a new, empty store.
-    private static func prepareDatabase(_ env: OpaquePointer, path: String) throws(DefaultsError) -> MDB_dbi {
+    private static func openMainDatabase(_ env: OpaquePointer, path: String) throws(DefaultsError) -> MDB_dbi {
         var txn: OpaquePointer?
-        var rc = mdb_txn_begin(env, nil, 0, &txn)
+        var rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
         guard rc == MDB_SUCCESS, let txn else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
-        var committed = false
-        defer { if !committed { mdb_txn_abort(txn) } }
+        defer { mdb_txn_abort(txn) }
         var dbi: MDB_dbi = 0
         rc = mdb_dbi_open(txn, nil, 0, &dbi)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
-        let transaction = LMDBTransaction(pointer: txn, dbi: dbi, path: path)
-        try transaction.checkFormatMarker()
-        rc = mdb_txn_commit(txn)
-        committed = true
-        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
         return dbi
+    }
+
+    /// Checks the format marker, and writes it into a new, empty store.
+    private func prepareStore() throws(DefaultsError) {
+        let marked = try read { transaction throws(DefaultsError) in try transaction.checkFormatMarker() }
+        guard !marked else { return }
+        _ = try commitWithGrowth(estimatedSize: 0) { transaction throws(DefaultsError) in
+            try transaction.markNewStore()
+            return []
+        }
     }
 
     // MARK: Transactions
@@ -117,18 +122,22 @@ final class LMDBEnvironment: Sendable {
     func read<T>(_ body: (LMDBTransaction) throws(DefaultsError) -> T) throws(DefaultsError) -> T {
         var clearedReaders = false
         while true {
-            let idle = try enterGate(reader: true)
-            var pointer: OpaquePointer?
-            var rc: Int32
-            if let idle {
-                pointer = idle.pointer
-                rc = mdb_txn_renew(idle.pointer)
+            var slot = try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterReader() }
+            var pointer = slot?.transaction
+            let rc: Int32
+            if let pointer {
+                rc = mdb_txn_renew(pointer)
             } else {
                 rc = mdb_txn_begin(handle.pointer, nil, UInt32(MDB_RDONLY), &pointer)
             }
             guard rc == MDB_SUCCESS, let pointer else {
-                if let idle { mdb_txn_abort(idle.pointer) }
-                _ = gate.leave(keeping: nil)
+                if let pointer { mdb_txn_abort(pointer) }
+                if var slot {
+                    slot.transaction = nil
+                    gate.leave(slot)
+                } else {
+                    gate.leaveUnpooled()
+                }
                 if rc == MDB_MAP_RESIZED {
                     try adoptMapSize()
                     continue
@@ -142,12 +151,16 @@ final class LMDBEnvironment: Sendable {
                 throw DefaultsError.lmdb(rc, "begin a read transaction", path: path)
             }
             defer {
-                mdb_txn_reset(pointer)
-                if let surplus = gate.leave(keeping: LMDBTransactionHandle(pointer: pointer)) {
-                    mdb_txn_abort(surplus.pointer)
+                if slot != nil {
+                    mdb_txn_reset(pointer)
+                    slot?.transaction = pointer
+                    if let slot { gate.leave(slot) }
+                } else {
+                    mdb_txn_abort(pointer)
+                    gate.leaveUnpooled()
                 }
             }
-            return try body(LMDBTransaction(pointer: pointer, dbi: dbi, path: path))
+            return try body(LMDBTransaction(pointer: pointer, dbi: dbi, environment: self))
         }
     }
 
@@ -190,11 +203,11 @@ final class LMDBEnvironment: Sendable {
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) -> [DefaultsChangeEvent] {
         while true {
-            _ = try enterGate(reader: false)
+            try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
             var pointer: OpaquePointer?
             let rc = mdb_txn_begin(handle.pointer, nil, 0, &pointer)
             guard rc == MDB_SUCCESS, let pointer else {
-                _ = gate.leave(keeping: nil)
+                gate.leaveUnpooled()
                 if rc == MDB_MAP_RESIZED {
                     try adoptMapSize()
                     continue
@@ -203,7 +216,7 @@ final class LMDBEnvironment: Sendable {
             }
             let outcome: Result<[DefaultsChangeEvent], DefaultsError>
             do throws(DefaultsError) {
-                let events = try body(LMDBTransaction(pointer: pointer, dbi: dbi, path: path))
+                let events = try body(LMDBTransaction(pointer: pointer, dbi: dbi, environment: self))
                 let rc = mdb_txn_commit(pointer)  // frees the transaction, also when it fails
                 outcome = rc == MDB_SUCCESS
                     ? .success(events) : .failure(DefaultsError.lmdb(rc, "commit the changes", path: path))
@@ -211,7 +224,7 @@ final class LMDBEnvironment: Sendable {
                 mdb_txn_abort(pointer)
                 outcome = .failure(error)
             }
-            _ = gate.leave(keeping: nil)
+            gate.leaveUnpooled()
             switch outcome {
             case .success(let events):
                 return events
@@ -223,12 +236,17 @@ final class LMDBEnvironment: Sendable {
         }
     }
 
-    private func enterGate(reader: Bool) throws(DefaultsError) -> LMDBTransactionHandle? {
+    /// Enters the gate through `enter`, turning a closed gate into a `closed` error.
+    private func entering<T>(_ enter: () throws(LMDBTransactionGate.Closed) -> T) throws(DefaultsError) -> T {
         do {
-            return try gate.enter(reader: reader)
+            return try enter()
         } catch {
-            throw DefaultsError(.closed, "The store is closed.", backend: LMDBProvider.backend, path: path)
+            throw closedError
         }
+    }
+
+    private var closedError: DefaultsError {
+        DefaultsError(.closed, "The store is closed.", backend: LMDBProvider.backend, path: path)
     }
 
     // MARK: Map size
@@ -243,7 +261,7 @@ final class LMDBEnvironment: Sendable {
     /// Takes on the larger map another process has set (after `MDB_MAP_RESIZED`).
     private func adoptMapSize() throws(DefaultsError) {
         let rc = gate.exclusive { _ in mdb_env_set_mapsize(handle.pointer, 0) }
-        guard let rc else { throw DefaultsError(.closed, "The store is closed.", backend: LMDBProvider.backend, path: path) }
+        guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "adopt the new map size", path: path) }
     }
 
@@ -263,7 +281,7 @@ final class LMDBEnvironment: Sendable {
             let target = min(Self.rounded(wanted, to: Int(getpagesize())), maximumMapSize)
             return mdb_env_set_mapsize(handle.pointer, target)
         }
-        guard let rc else { throw DefaultsError(.closed, "The store is closed.", backend: LMDBProvider.backend, path: path) }
+        guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "grow the map", path: path) }
     }
 

@@ -26,14 +26,14 @@ package struct LMDBKeyScheme: Sendable {
     /// The version of the key scheme and record layout, kept in the format marker.
     static let storeFormatVersion: UInt8 = 1
 
-    /// The hash of a long key; replaceable in tests to force collisions.
-    let hash: @Sendable (UnsafeRawBufferPointer) -> UInt64
+    /// A hash every long key gets instead of its own, for tests that force collisions.
+    let fixedHash: UInt64?
 
     /// The scheme every store uses.
-    package static let standard = LMDBKeyScheme(hash: fnv1a)
+    package static let standard = LMDBKeyScheme(fixedHash: nil)
 
-    init(hash: @escaping @Sendable (UnsafeRawBufferPointer) -> UInt64) {
-        self.hash = hash
+    init(fixedHash: UInt64?) {
+        self.fixedHash = fixedHash
     }
 
     /// Whether a key with `utf8Count` bytes is stored under a derived key.
@@ -44,7 +44,7 @@ package struct LMDBKeyScheme: Sendable {
         var key: [UInt8] = [Self.longKeyMarker]
         key.reserveCapacity(1 + Self.longKeyPrefixLength + 8)
         key.append(contentsOf: utf8.prefix(Self.longKeyPrefixLength))
-        let digest = hash(utf8)
+        let digest = fixedHash ?? Self.fnv1a(utf8)
         // Big-endian, so that derived keys sort by prefix and then by hash.
         for index in (0..<8).reversed() { key.append(UInt8(truncatingIfNeeded: digest >> (8 * UInt64(index)))) }
         return key

@@ -4,17 +4,15 @@ import AnyDefaultsCore
 extension LMDBTransaction {
     /// The value stored under the canonical key `key`.
     func value(forKey key: String, scheme: LMDBKeyScheme) throws(DefaultsError) -> DefaultsValue? {
-        try key.withUTF8Bytes { utf8 throws(DefaultsError) -> DefaultsValue? in
-            if LMDBKeyScheme.isLong(utf8Count: utf8.count) {
-                let derived = scheme.derivedKey(utf8)
-                guard let bucket = try bucket(derived, for: key, scheme: scheme),
-                    let index = bucket.index(of: key)
-                else { return nil }
-                return try decode(bucket.entries[index].record, key: key)
-            }
-            guard let record = try get(utf8, for: key) else { return nil }
-            return try decode(record, key: key)
+        if LMDBKeyScheme.isLong(utf8Count: key.utf8.count) {
+            let derived = Array(key.utf8).withUnsafeBytes { scheme.derivedKey($0) }
+            guard let bucket = try bucket(derived, for: key, scheme: scheme),
+                let index = bucket.index(of: key)
+            else { return nil }
+            return try decode(bucket.entries[index].record, key: key)
         }
+        guard let record = try get(utf8Of: key) else { return nil }
+        return try decode(record, key: key)
     }
 
     /// Applies one change with a canonical key; returns whether the stored value changed (a value
@@ -155,15 +153,15 @@ extension LMDBTransaction {
 
     // MARK: Format marker
 
-    /// Checks that this database is an AnyDefaults store of a format this library reads, and marks
-    /// an empty one as such. Needs a write transaction when the marker is missing.
-    func checkFormatMarker() throws(DefaultsError) {
+    /// Checks that this database is an AnyDefaults store of a format this library reads; returns
+    /// whether it carries the format marker (a new store does not yet).
+    func checkFormatMarker() throws(DefaultsError) -> Bool {
         let marker = try LMDBKeyScheme.formatMarkerKey.withBytes { key throws(DefaultsError) in
             try get(key, for: nil).map(Array.init)
         }
         switch marker {
         case [LMDBKeyScheme.storeFormatVersion]?:
-            return
+            return true
         case let marker? where marker.count == 1 && marker[0] > LMDBKeyScheme.storeFormatVersion:
             throw DefaultsError(
                 .incompatibleFormat,
@@ -179,8 +177,14 @@ extension LMDBTransaction {
                     "The LMDB database holds data that AnyDefaults did not write; it will not be changed.",
                     backend: LMDBProvider.backend, path: path)
             }
-            try writeFormatMarker()
+            return false
         }
+    }
+
+    /// Writes the format marker into a new store (in a write transaction), unless another process
+    /// has just done so.
+    func markNewStore() throws(DefaultsError) {
+        if try !checkFormatMarker() { try writeFormatMarker() }
     }
 
     private func writeFormatMarker() throws(DefaultsError) {

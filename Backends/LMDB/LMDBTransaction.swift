@@ -8,19 +8,43 @@ import CLMDB
 struct LMDBTransaction {
     let pointer: OpaquePointer
     let dbi: MDB_dbi
+    /// Not retained, as reads are the hot path: a transaction only exists inside a call on its
+    /// environment, which keeps the environment alive.
+    unowned(unsafe) let environment: LMDBEnvironment
+
     /// The store's path, for errors.
-    let path: String
+    var path: String { environment.path }
 
     /// The data stored under `key`, or `nil`.
     func get(_ key: UnsafeRawBufferPointer, for userKey: String?) throws(DefaultsError) -> UnsafeRawBufferPointer? {
-        var keyVal = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var data = MDB_val()
-        let rc = mdb_get(pointer, dbi, &keyVal, &data)
+        let (rc, data) = lookup(key)
         switch rc {
-        case MDB_SUCCESS: return UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)
+        case MDB_SUCCESS: return data
         case MDB_NOTFOUND: return nil
         default: throw DefaultsError.lmdb(rc, "read", key: userKey, path: path)
         }
+    }
+
+    /// The data stored under the UTF-8 of `key`, or `nil`.
+    ///
+    /// The hot path of reads: the string's own UTF-8 buffer is the LMDB key, and the closure that
+    /// receives it returns plain values, which keeps generic overhead out.
+    func get(utf8Of key: String) throws(DefaultsError) -> UnsafeRawBufferPointer? {
+        let (rc, data) = key.utf8.withContiguousStorageIfAvailable { lookup(UnsafeRawBufferPointer($0)) }
+            ?? Array(key.utf8).withUnsafeBytes { lookup($0) }
+        switch rc {
+        case MDB_SUCCESS: return data
+        case MDB_NOTFOUND: return nil
+        default: throw DefaultsError.lmdb(rc, "read", key: key, path: path)
+        }
+    }
+
+    /// `mdb_get`: its status, and the data found.
+    private func lookup(_ key: UnsafeRawBufferPointer) -> (Int32, UnsafeRawBufferPointer) {
+        var keyVal = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var data = MDB_val()
+        let rc = mdb_get(pointer, dbi, &keyVal, &data)
+        return (rc, UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
     }
 
     /// Stores `data` under `key`.

@@ -125,6 +125,36 @@ package enum LMDBValueCodec {
 
     /// Decodes one value with an explicit stack of open containers instead of recursion.
     static func decodeValue(_ reader: inout LMDBByteReader) throws(LMDBCodecError) -> DefaultsValue {
+        // Most values are scalars, which need no stack.
+        let tagOffset = reader.offset
+        guard let tag = Tag(rawValue: try reader.readByte()) else {
+            throw LMDBCodecError(.malformed, "Unknown value tag.", at: tagOffset)
+        }
+        if let scalar = try decodeScalar(tag, &reader) { return scalar }
+        reader.rewind(to: tagOffset)
+        return try decodeNested(&reader)
+    }
+
+    /// The payload of a value that is not a container; `nil` for a container's tag.
+    private static func decodeScalar(_ tag: Tag, _ reader: inout LMDBByteReader) throws(LMDBCodecError) -> DefaultsValue? {
+        switch tag {
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .int:
+            let zigzag = try reader.readVarUInt()
+            return .int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+        case .double: return .double(Double(bitPattern: try reader.readUInt64()))
+        case .string: return .string(try reader.readString())
+        case .data:
+            let count = try reader.readCount(minimumItemSize: 1)
+            return .data(Data(try reader.readBytes(count)))
+        case .date:
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))
+        case .array, .dictionary: return nil
+        }
+    }
+
+    private static func decodeNested(_ reader: inout LMDBByteReader) throws(LMDBCodecError) -> DefaultsValue {
         var open: [Frame] = []
         while true {
             let entryKey: String?
@@ -136,18 +166,6 @@ package enum LMDBValueCodec {
             let tagOffset = reader.offset
             var value: DefaultsValue
             switch Tag(rawValue: try reader.readByte()) {
-            case .false: value = .bool(false)
-            case .true: value = .bool(true)
-            case .int:
-                let zigzag = try reader.readVarUInt()
-                value = .int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
-            case .double: value = .double(Double(bitPattern: try reader.readUInt64()))
-            case .string: value = .string(try reader.readString())
-            case .data:
-                let count = try reader.readCount(minimumItemSize: 1)
-                value = .data(Data(try reader.readBytes(count)))
-            case .date:
-                value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))
             case .array:
                 guard open.count < DefaultsValue.maximumNestingDepth else { throw tooDeep(at: tagOffset) }
                 let count = try reader.readCount(minimumItemSize: minimumItemSize)
@@ -172,6 +190,9 @@ package enum LMDBValueCodec {
                     open.append(.dictionary(remaining: count, items: items, key: ""))
                     continue
                 }
+            case let tag?:
+                guard let scalar = try decodeScalar(tag, &reader) else { throw LMDBCodecError(.malformed, "Unknown value tag.", at: tagOffset) }
+                value = scalar
             case nil:
                 throw LMDBCodecError(.malformed, "Unknown value tag.", at: tagOffset)
             }

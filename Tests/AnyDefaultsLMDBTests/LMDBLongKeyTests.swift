@@ -51,7 +51,7 @@ import TestSupport
     @Test func colidingLongKeysShareABucketAndStayDistinct() throws {
         try withTemporaryDirectory { directory in
             // Every long key hashes alike, so keys with one 256-byte prefix share one record.
-            let scheme = LMDBKeyScheme(hash: { _ in 42 })
+            let scheme = LMDBKeyScheme(fixedHash: 42)
             let store = try LMDBProvider(path: directory.path("store"), options: .init(), scheme: scheme)
             let prefix = String(repeating: "q", count: 600)
             let keys = (0..<5).map { prefix + "\($0)" }

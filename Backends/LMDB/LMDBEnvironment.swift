@@ -120,9 +120,30 @@ final class LMDBEnvironment: Sendable {
 
     /// Runs `body` in a read transaction (a pooled one, renewed, where possible).
     func read<T>(_ body: (LMDBTransaction) throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+        let lease = try beginRead()
+        defer { endRead(lease) }
+        return try body(LMDBTransaction(pointer: lease.pointer, dbi: dbi, environment: self))
+    }
+
+    /// The value stored under the canonical key `key`: ``read(_:)`` for the hot path, without a
+    /// closure.
+    func value(forKey key: String, scheme: LMDBKeyScheme) throws(DefaultsError) -> DefaultsValue? {
+        let lease = try beginRead()
+        defer { endRead(lease) }
+        return try LMDBTransaction(pointer: lease.pointer, dbi: dbi, environment: self).value(forKey: key, scheme: scheme)
+    }
+
+    /// A read transaction in use, and the slot of the gate it came from (`nil` if unpooled).
+    private struct ReadLease {
+        var slot: LMDBTransactionGate.Slot?
+        let pointer: OpaquePointer
+    }
+
+    /// Enters the gate and renews a pooled read transaction, or begins one.
+    private func beginRead() throws(DefaultsError) -> ReadLease {
         var clearedReaders = false
         while true {
-            var slot = try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterReader() }
+            let slot = try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterReader() }
             var pointer = slot?.transaction
             let rc: Int32
             if let pointer {
@@ -130,37 +151,38 @@ final class LMDBEnvironment: Sendable {
             } else {
                 rc = mdb_txn_begin(handle.pointer, nil, UInt32(MDB_RDONLY), &pointer)
             }
-            guard rc == MDB_SUCCESS, let pointer else {
-                if let pointer { mdb_txn_abort(pointer) }
-                if var slot {
-                    slot.transaction = nil
-                    gate.leave(slot)
-                } else {
-                    gate.leaveUnpooled()
-                }
-                if rc == MDB_MAP_RESIZED {
-                    try adoptMapSize()
-                    continue
-                }
-                if rc == MDB_READERS_FULL, !clearedReaders {
-                    clearedReaders = true
-                    var stale: Int32 = 0
-                    mdb_reader_check(handle.pointer, &stale)
-                    continue
-                }
-                throw DefaultsError.lmdb(rc, "begin a read transaction", path: path)
+            if rc == MDB_SUCCESS, let pointer { return ReadLease(slot: slot, pointer: pointer) }
+
+            if let pointer { mdb_txn_abort(pointer) }
+            if var slot {
+                slot.transaction = nil
+                gate.leave(slot)
+            } else {
+                gate.leaveUnpooled()
             }
-            defer {
-                if slot != nil {
-                    mdb_txn_reset(pointer)
-                    slot?.transaction = pointer
-                    if let slot { gate.leave(slot) }
-                } else {
-                    mdb_txn_abort(pointer)
-                    gate.leaveUnpooled()
-                }
+            if rc == MDB_MAP_RESIZED {
+                try adoptMapSize()
+                continue
             }
-            return try body(LMDBTransaction(pointer: pointer, dbi: dbi, environment: self))
+            if rc == MDB_READERS_FULL, !clearedReaders {
+                clearedReaders = true
+                var stale: Int32 = 0
+                mdb_reader_check(handle.pointer, &stale)
+                continue
+            }
+            throw DefaultsError.lmdb(rc, "begin a read transaction", path: path)
+        }
+    }
+
+    /// Resets a pooled read transaction and returns it to its slot, or aborts an unpooled one.
+    private func endRead(_ lease: ReadLease) {
+        if var slot = lease.slot {
+            mdb_txn_reset(lease.pointer)
+            slot.transaction = lease.pointer
+            gate.leave(slot)
+        } else {
+            mdb_txn_abort(lease.pointer)
+            gate.leaveUnpooled()
         }
     }
 

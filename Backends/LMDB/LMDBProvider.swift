@@ -108,9 +108,7 @@ public final class LMDBProvider: DefaultsProvider {
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
         try checkOpen()
-        return try environment.read { transaction throws(DefaultsError) in
-            try transaction.value(forKey: key, scheme: scheme)
-        }
+        return try environment.value(forKey: key, scheme: scheme)
     }
 
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {

@@ -15,15 +15,20 @@ import Darwin
 ///
 /// The gate also keeps a few idle read transactions, one per slot: renewing a reset transaction is
 /// much cheaper than beginning one, and with `MDB_NOTLS` a reset transaction keeps its reader slot
-/// but pins no snapshot. Reads are the hot path, so one atomic word holds a bit per busy slot and
-/// the exclusive flag: a reader enters with one compare-and-swap and leaves with one atomic AND.
-/// Writers, and readers that find every slot busy, are counted in `unpooled`.
+/// but pins no snapshot. Reads are the hot path, so each slot has its own busy flag on its own
+/// cache line: a reader enters with one compare-and-swap (and a load of the exclusive flag) and
+/// leaves with a plain releasing store. Writers, and readers that find every slot busy, are
+/// counted in `unpooled`.
 ///
-/// `@unchecked Sendable` because of `transactions`, a fixed buffer with one entry per slot: entry
-/// `i` is only touched by the thread that set bit `i` in `state`, until it clears the bit (or, after
-/// closing, by the closing thread, which holds every bit). The atomic orders those accesses.
-/// LMDB allows a read transaction to move between threads when the environment has `MDB_NOTLS`,
-/// as long as one thread at a time uses it.
+/// Entering checks the exclusive flag after marking itself busy; the exclusive section sets the
+/// flag before it checks the busy marks. With sequentially consistent operations on both sides,
+/// one of the two always sees the other.
+///
+/// `@unchecked Sendable` because of the slots' raw memory: a slot's transaction is only touched by
+/// the thread that set the slot's busy flag, until it clears it (or, once closed, by the closing
+/// thread, which waited for every flag to clear and keeps new readers out). The flag orders those
+/// accesses. LMDB allows a read transaction to move between threads when the environment has
+/// `MDB_NOTLS`, as long as one thread at a time uses it.
 final class LMDBTransactionGate: @unchecked Sendable {
     struct Closed: Error {}
 
@@ -36,48 +41,60 @@ final class LMDBTransactionGate: @unchecked Sendable {
 
     /// How many read transactions (and so LMDB reader slots) the pool keeps at most.
     static let slotCount = 16
-    private static let allSlots: UInt64 = (1 << slotCount) - 1
-    private static let exclusiveBit: UInt64 = 1 << 63
+    /// Bytes per slot: a cache line, so that readers on different slots do not contend.
+    private static let slotStride = 64
 
-    /// A bit per busy slot, and ``exclusiveBit``.
-    private let state = Atomic<UInt64>(0)
-    private let transactions: UnsafeMutablePointer<OpaquePointer?>
+    /// Per slot, at `index * slotStride`: the busy flag, then the transaction.
+    private let slots: UnsafeMutableRawPointer
     /// Open transactions that are not in a slot: writers, and readers when every slot is busy.
     private let unpooled = Atomic<Int>(0)
+    private let exclusiveRequested = Atomic<Bool>(false)
     private let closed = Atomic<Bool>(false)
     /// Held for the whole of an exclusive section; callers that must wait for one block on it.
     private let exclusiveSection = Mutex(())
 
     init() {
-        transactions = .allocate(capacity: Self.slotCount)
-        transactions.initialize(repeating: nil, count: Self.slotCount)
+        slots = .allocate(byteCount: Self.slotCount * Self.slotStride, alignment: Self.slotStride)
+        for index in 0..<Self.slotCount {
+            (slots + index * Self.slotStride).initializeMemory(as: Atomic<Bool>.self, to: Atomic(false))
+            transaction(index).initialize(to: nil)
+        }
     }
 
     deinit {
-        transactions.deallocate()
+        for index in 0..<Self.slotCount {
+            _ = busy(index).move()
+        }
+        slots.deallocate()
+    }
+
+    private func busy(_ index: Int) -> UnsafeMutablePointer<Atomic<Bool>> {
+        (slots + index * Self.slotStride).assumingMemoryBound(to: Atomic<Bool>.self)
+    }
+
+    private func transaction(_ index: Int) -> UnsafeMutablePointer<OpaquePointer?> {
+        (slots + index * Self.slotStride + 8).assumingMemoryBound(to: OpaquePointer?.self)
     }
 
     /// Registers a read transaction about to begin. Returns a slot, whose transaction the caller
     /// renews (or begins, if it has none) and hands back with ``leave(_:)``, or `nil` if every slot
     /// is busy: the caller then begins its own transaction and calls ``leaveUnpooled()``.
     func enterReader() throws(Closed) -> Slot? {
-        var current = state.load(ordering: .relaxed)
         while true {
-            if current & Self.exclusiveBit != 0 {
-                try waitForExclusiveSection()
-                current = state.load(ordering: .relaxed)
-                continue
+            for index in 0..<Self.slotCount
+            where busy(index).pointee.compareExchange(
+                expected: false, desired: true, ordering: .sequentiallyConsistent
+            ).exchanged {
+                if !exclusiveRequested.load(ordering: .sequentiallyConsistent) {
+                    return Slot(index: index, transaction: transaction(index).pointee)
+                }
+                busy(index).pointee.store(false, ordering: .releasing)
+                break
             }
-            let free = ~current & Self.allSlots
-            if free == 0 {
-                if try enterUnpooledIfOpen() { return nil }
-                continue
+            if !exclusiveRequested.load(ordering: .sequentiallyConsistent), try enterUnpooledIfOpen() {
+                return nil
             }
-            let index = free.trailingZeroBitCount
-            let (exchanged, original) = state.compareExchange(
-                expected: current, desired: current | 1 << UInt64(index), ordering: .acquiringAndReleasing)
-            if exchanged { return Slot(index: index, transaction: transactions[index]) }
-            current = original
+            try waitForExclusiveSection()
         }
     }
 
@@ -88,8 +105,8 @@ final class LMDBTransactionGate: @unchecked Sendable {
 
     /// Gives back a slot with its reset transaction (or `nil`, if it was aborted).
     func leave(_ slot: Slot) {
-        transactions[slot.index] = slot.transaction
-        state.bitwiseAnd(~(1 << UInt64(slot.index)), ordering: .releasing)
+        transaction(slot.index).pointee = slot.transaction
+        busy(slot.index).pointee.store(false, ordering: .releasing)
     }
 
     /// Registers the end of a transaction begun after ``enterUnpooled()`` or a `nil` from
@@ -99,12 +116,10 @@ final class LMDBTransactionGate: @unchecked Sendable {
     }
 
     /// Counts an unpooled transaction in, unless an exclusive section is pending (then it waits
-    /// for that to end and returns `false`). The increment and the check of the flag, against the
-    /// exclusive section's setting of the flag and reading of the count, make sure one of the two
-    /// sees the other.
+    /// for that to end and returns `false`).
     private func enterUnpooledIfOpen() throws(Closed) -> Bool {
         unpooled.add(1, ordering: .sequentiallyConsistent)
-        if state.load(ordering: .sequentiallyConsistent) & Self.exclusiveBit == 0 { return true }
+        if !exclusiveRequested.load(ordering: .sequentiallyConsistent) { return true }
         unpooled.subtract(1, ordering: .sequentiallyConsistent)
         try waitForExclusiveSection()
         return false
@@ -124,13 +139,13 @@ final class LMDBTransactionGate: @unchecked Sendable {
     ) throws(E) -> T? {
         try exclusiveSection.withLock { _ throws(E) -> T? in
             guard !closed.load(ordering: .acquiring) else { return nil }
-            state.bitwiseOr(Self.exclusiveBit, ordering: .sequentiallyConsistent)
-            defer { if !closing { state.bitwiseAnd(~Self.exclusiveBit, ordering: .sequentiallyConsistent) } }
+            exclusiveRequested.store(true, ordering: .sequentiallyConsistent)
+            defer { if !closing { exclusiveRequested.store(false, ordering: .sequentiallyConsistent) } }
             // Open transactions last one call each (never across an `await`), so yielding, then
             // sleeping briefly, is enough.
             var rounds = 0
-            while state.load(ordering: .sequentiallyConsistent) & Self.allSlots != 0
-                || unpooled.load(ordering: .sequentiallyConsistent) > 0
+            while unpooled.load(ordering: .sequentiallyConsistent) > 0
+                || (0..<Self.slotCount).contains(where: { busy($0).pointee.load(ordering: .sequentiallyConsistent) })
             {
                 rounds += 1
                 if rounds < 64 { sched_yield() } else { usleep(100) }
@@ -138,8 +153,11 @@ final class LMDBTransactionGate: @unchecked Sendable {
             guard closing else { return try body([]) }
             closed.store(true, ordering: .releasing)
             // No slot is busy and none can be taken any more: the pooled transactions are ours.
-            let pooled = (0..<Self.slotCount).compactMap { transactions[$0] }
-            transactions.update(repeating: nil, count: Self.slotCount)
+            var pooled: [OpaquePointer] = []
+            for index in 0..<Self.slotCount {
+                if let pointer = transaction(index).pointee { pooled.append(pointer) }
+                transaction(index).pointee = nil
+            }
             return try body(pooled)
         }
     }

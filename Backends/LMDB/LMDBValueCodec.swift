@@ -64,8 +64,7 @@ package enum LMDBValueCodec {
                     bytes.append(flag ? Tag.true.rawValue : Tag.false.rawValue)
                 case .int(let number):
                     bytes.append(Tag.int.rawValue)
-                    // Zigzag: small magnitudes of either sign take few bytes.
-                    bytes.appendVarUInt(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
+                    bytes.appendVarUInt(zigzag(number))
                 case .double(let number):
                     bytes.append(Tag.double.rawValue)
                     bytes.appendUInt64(number.bitPattern)
@@ -98,11 +97,47 @@ package enum LMDBValueCodec {
 
     /// Decodes a whole record: the version byte, one value, and nothing after it.
     package static func decode(_ record: UnsafeRawBufferPointer) throws(LMDBCodecError) -> DefaultsValue {
+        if let value = decodeFixedScalar(record) { return value }
         var reader = LMDBByteReader(record)
         try reader.readVersion(version, of: "value")
         let value = try decodeValue(&reader)
         guard reader.isAtEnd else { throw reader.failure("Unexpected bytes follow the value.") }
         return value
+    }
+
+    /// Zigzag encoding: small magnitudes of either sign become small unsigned numbers, which take
+    /// few LEB128 bytes.
+    @inline(__always)
+    static func zigzag(_ number: Int64) -> UInt64 {
+        UInt64(bitPattern: (number << 1) ^ (number >> 63))
+    }
+
+    @inline(__always)
+    static func unzigzag(_ zigzag: UInt64) -> Int64 {
+        Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+    }
+
+    /// The fast path for the commonest records, a bool, a double, a date or a small int, read
+    /// straight from the bytes; `nil` for anything else (including anything malformed), which the
+    /// general decoder then handles.
+    @inline(__always)
+    private static func decodeFixedScalar(_ record: UnsafeRawBufferPointer) -> DefaultsValue? {
+        guard record.count >= 2, record[0] == version else { return nil }
+        switch (Tag(rawValue: record[1]), record.count) {
+        case (.false?, 2): return .bool(false)
+        case (.true?, 2): return .bool(true)
+        case (.double?, 10):
+            return .double(Double(bitPattern: UInt64(littleEndian: record.loadUnaligned(fromByteOffset: 2, as: UInt64.self))))
+        case (.date?, 10):
+            let bits = UInt64(littleEndian: record.loadUnaligned(fromByteOffset: 2, as: UInt64.self))
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
+        case (.int?, 3) where record[2] < 0x80:
+            return .int(unzigzag(UInt64(record[2])))
+        case (.int?, 4) where record[2] >= 0x80 && record[3] > 0 && record[3] < 0x80:
+            return .int(unzigzag(UInt64(record[2] & 0x7F) | UInt64(record[3]) << 7))
+        default:
+            return nil
+        }
     }
 
     /// Decodes a record held in `bytes`.
@@ -141,8 +176,7 @@ package enum LMDBValueCodec {
         case .false: return .bool(false)
         case .true: return .bool(true)
         case .int:
-            let zigzag = try reader.readVarUInt()
-            return .int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+            return .int(unzigzag(try reader.readVarUInt()))
         case .double: return .double(Double(bitPattern: try reader.readUInt64()))
         case .string: return .string(try reader.readString())
         case .data:

@@ -21,6 +21,36 @@ import TestSupport
         }
     }
 
+    @Test func readersCarryOnWhileTheMapGrows() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try LMDBProvider(path: directory.path("store"), options: .init(initialMapSize: 64 << 10))
+            try store.setValue(.string("steady"), forKey: "watched")
+            let initial = store.mapSize
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask {
+                    // Each write outgrows the map, which then grows while the readers read.
+                    for index in 0..<12 {
+                        try store.setValue(.data(Data(repeating: UInt8(index), count: 100_000 << (index / 3))), forKey: "big\(index)")
+                    }
+                    return 0
+                }
+                for _ in 0..<3 {
+                    group.addTask {
+                        var reads = 0
+                        for _ in 0..<3_000 {
+                            guard try store.value(forKey: "watched") == .string("steady") else { return -1 }
+                            reads += 1
+                        }
+                        return reads
+                    }
+                }
+                for try await reads in group { #expect(reads >= 0, "a reader saw a wrong value") }
+            }
+            #expect(store.mapSize >= initial * 16)
+            #expect(try store.value(forKey: "big11") == .data(Data(repeating: 11, count: 100_000 << 3)))
+        }
+    }
+
     @Test func fullAtMaximumIsStorageFullAndLosesNothing() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("store")

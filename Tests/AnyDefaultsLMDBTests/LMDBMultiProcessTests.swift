@@ -27,4 +27,17 @@ import TestSupport
             }
         }
     }
+
+    @Test func noSyncWriteSurvivesTheProcessDying() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store")
+            let child = try ChildProcess.run("LMDBTestChild", ["crash", path, "theme", "dark"])
+            #expect(child.wasSignaled, "\(child.standardOutput) \(child.standardError)")
+            // The dead process's reader slot and lock are cleared at open; its commit is there.
+            let store = try LMDBProvider(path: path)
+            #expect(try store.value(forKey: "theme") == .string("dark"))
+            try store.setValue(.string("light"), forKey: "theme")
+            #expect(try store.value(forKey: "theme") == .string("light"))
+        }
+    }
 }

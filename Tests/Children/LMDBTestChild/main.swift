@@ -3,6 +3,8 @@
 //   LMDBTestChild write <path> <prefix> <count>     set <prefix>-<i> = .int(i), one write each
 //   LMDBTestChild grow <path> <key> <bytes>         set <key> = .data of <bytes> bytes (initial map 64 KiB)
 //   LMDBTestChild open <path> [--as-nobody]         open the store and report the outcome
+//   LMDBTestChild crash <path> <key> <value>        set <key> = .string(<value>) with .noSync, then
+//                                                   die by SIGKILL without closing anything
 //
 // Prints "ok" on success, or the error code on a line of its own ("error <code>: <description>")
 // and exits with status 1.
@@ -42,6 +44,11 @@ func run(_ arguments: [String]) throws(DefaultsError) {
         }
         let store = try LMDBProvider(path: path)
         _ = try store.keys()
+    case "crash":
+        guard arguments.count == 4 else { fail("usage: crash <path> <key> <value>") }
+        let store = try LMDBProvider(path: path, options: .init(durability: .noSync))
+        try store.setValue(.string(arguments[3]), forKey: arguments[2])
+        kill(getpid(), SIGKILL)
     default:
         fail("unknown command \(arguments[0])")
     }

@@ -25,6 +25,62 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// MARK: Facade benchmarks: typed reads through Defaults against the raw provider read.
+package.targets += [
+    .executableTarget(
+        name: "FacadeBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/FacadeBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
+]
+
+// MARK: JSON file backend (issue 5)
+package.targets.append(
+    .executableTarget(
+        name: "JSONFileBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsJSONFile", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/JSONFileBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)
+
+// MARK: UserDefaults backend (issue 6)
+package.targets.append(
+    .executableTarget(
+        name: "UserDefaultsBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsUserDefaults", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/UserDefaultsBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)
+
+// MARK: SQLite backend (issue 3): SQLiteProvider beside raw libsqlite3 calls on the same table.
+package.targets.append(
+    .executableTarget(
+        name: "SQLiteBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/SQLiteBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)
+
 // MARK: LMDB backend beside raw liblmdb (CLMDB comes with AnyDefaultsLMDB)
 package.targets.append(
     .executableTarget(

@@ -1,3 +1,4 @@
+import AnyDefaultsCore
 import AnyDefaultsLMDB
 import AnyDefaultsTesting
 import Testing
@@ -16,4 +17,20 @@ private let suite = DefaultsConformanceSuite(capabilities: [.persistent, .atomic
     @Test func concurrency() throws { try suite.concurrency() }
     @Test func changeEvents() throws { try suite.changeEvents() }
     @Test func errors() throws { try suite.errors() }
+}
+
+private let cachedSuite = DefaultsConformanceSuite(capabilities: [.persistent, .atomicBatch, .multiProcess]) { storage in
+    try LMDBProvider(path: storage.directory.appendingPathComponent("store").path).cached()
+}
+
+@Suite struct CachedLMDBConformanceTests {
+    @Test func roundTrips() throws { try cachedSuite.roundTrips() }
+    @Test func typeFidelity() throws { try cachedSuite.typeFidelity() }
+    @Test func keys() throws { try cachedSuite.keys() }
+    @Test func removal() throws { try cachedSuite.removal() }
+    @Test func batches() throws { try cachedSuite.batches() }
+    @Test func persistence() throws { try cachedSuite.persistence() }
+    @Test func concurrency() throws { try cachedSuite.concurrency() }
+    @Test func changeEvents() throws { try cachedSuite.changeEvents() }
+    @Test func errors() throws { try cachedSuite.errors() }
 }

@@ -25,7 +25,6 @@ final class LMDBEnvironment: Sendable {
     /// The canonical path of the store's directory.
     let path: String
     let dbi: MDB_dbi
-    let scheme: LMDBKeyScheme
     private let handle: LMDBEnvironmentHandle
     private let gate = LMDBTransactionGate()
     private let maximumMapSize: Int
@@ -41,9 +40,8 @@ final class LMDBEnvironment: Sendable {
 
     /// Opens the environment in the existing directory `path` (canonical), checks that it is an
     /// AnyDefaults store that is whole, and marks a new one as such.
-    init(path: String, options: LMDBProvider.Options, scheme: LMDBKeyScheme) throws(DefaultsError) {
+    init(path: String, options: LMDBProvider.Options) throws(DefaultsError) {
         self.path = path
-        self.scheme = scheme
         let pageSize = Int(getpagesize())
         maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: pageSize)
         let noSync = options.durability == .noSync
@@ -199,7 +197,9 @@ final class LMDBEnvironment: Sendable {
     ) throws(DefaultsError) {
         let broadcasters = try writer.withLock { (syncIsOff: inout Bool) throws(DefaultsError) -> [ChangeBroadcaster] in
             if syncIsOff != noSync {
-                // Only this lock's holder commits, so the flag applies to exactly this provider's writes.
+                // Providers on one environment may differ in durability. Only this lock's holder
+                // commits, so the flag applies to exactly this provider's writes (readers never
+                // look at it).
                 let rc = mdb_env_set_flags(handle.pointer, UInt32(MDB_NOSYNC), noSync ? 1 : 0)
                 guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the durability", path: path) }
                 syncIsOff = noSync

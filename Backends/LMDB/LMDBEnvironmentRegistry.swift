@@ -23,9 +23,7 @@ enum LMDBEnvironmentRegistry {
     private static let entries = Mutex<[String: Entry]>([:])
 
     /// The environment for the directory `path`, opened (and the directory created) if needed.
-    static func acquire(
-        path: String, options: LMDBProvider.Options, scheme: LMDBKeyScheme
-    ) throws(DefaultsError) -> LMDBEnvironment {
+    static func acquire(path: String, options: LMDBProvider.Options) throws(DefaultsError) -> LMDBEnvironment {
         let directory = try canonicalDirectory(path)
         return try entries.withLock { (entries: inout [String: Entry]) throws(DefaultsError) -> LMDBEnvironment in
             if var entry = entries[directory] {
@@ -33,13 +31,13 @@ enum LMDBEnvironmentRegistry {
                 entries[directory] = entry
                 return entry.environment
             }
-            let environment = try LMDBEnvironment(path: directory, options: options, scheme: scheme)
+            let environment = try LMDBEnvironment(path: directory, options: options)
             entries[directory] = Entry(environment: environment, users: 1)
             return environment
         }
     }
 
-    /// Gives back an environment from ``acquire(path:options:scheme:)``; closes it after its last user.
+    /// Gives back an environment from ``acquire(path:options:)``; closes it after its last user.
     static func release(_ environment: LMDBEnvironment) {
         entries.withLock { entries in
             guard var entry = entries[environment.path], entry.environment === environment else { return }

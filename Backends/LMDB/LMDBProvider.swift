@@ -45,7 +45,8 @@ public final class LMDBProvider: DefaultsProvider {
         /// as needed. The map reserves address space, not disk space. Default 4 MiB.
         public var initialMapSize: Int
         /// The largest the map may grow to, in bytes: the most data the store can hold. A write
-        /// that needs more fails with ``DefaultsError/Code-swift.struct/storageFull``. Default 1 GiB.
+        /// that needs more fails with ``DefaultsError/Code-swift.struct/storageFull``. At least
+        /// `initialMapSize`. Default 1 GiB.
         public var maximumMapSize: Int
         /// How much a committed write survives. Default ``Durability-swift.enum/synced``.
         public var durability: Durability
@@ -86,7 +87,7 @@ public final class LMDBProvider: DefaultsProvider {
         self.path = path
         self.options = options
         self.scheme = scheme
-        environment = try LMDBEnvironmentRegistry.acquire(path: path, options: options, scheme: scheme)
+        environment = try LMDBEnvironmentRegistry.acquire(path: path, options: options)
         token = environment.addListener(broadcaster)
     }
 

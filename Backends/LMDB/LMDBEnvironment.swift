@@ -138,6 +138,7 @@ final class LMDBEnvironment: Sendable {
     }
 
     /// Enters the gate and renews a pooled read transaction, or begins one.
+    @inline(__always)
     private func beginRead() throws(DefaultsError) -> ReadLease {
         var clearedReaders = false
         while true {
@@ -173,6 +174,7 @@ final class LMDBEnvironment: Sendable {
     }
 
     /// Resets a pooled read transaction and returns it to its slot, or aborts an unpooled one.
+    @inline(__always)
     private func endRead(_ lease: ReadLease) {
         if var slot = lease.slot {
             mdb_txn_reset(lease.pointer)

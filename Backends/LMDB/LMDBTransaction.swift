@@ -29,6 +29,7 @@ struct LMDBTransaction {
     ///
     /// The hot path of reads: the string's own UTF-8 buffer is the LMDB key, and the closure that
     /// receives it returns plain values, which keeps generic overhead out.
+    @inline(__always)
     func get(utf8Of key: String) throws(DefaultsError) -> UnsafeRawBufferPointer? {
         let (rc, data) = key.utf8.withContiguousStorageIfAvailable { lookup(UnsafeRawBufferPointer($0)) }
             ?? Array(key.utf8).withUnsafeBytes { lookup($0) }
@@ -40,6 +41,7 @@ struct LMDBTransaction {
     }
 
     /// `mdb_get`: its status, and the data found.
+    @inline(__always)
     private func lookup(_ key: UnsafeRawBufferPointer) -> (Int32, UnsafeRawBufferPointer) {
         var keyVal = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var data = MDB_val()

@@ -68,10 +68,12 @@ final class LMDBTransactionGate: @unchecked Sendable {
         slots.deallocate()
     }
 
+    @inline(__always)
     private func busy(_ index: Int) -> UnsafeMutablePointer<Atomic<Bool>> {
         (slots + index * Self.slotStride).assumingMemoryBound(to: Atomic<Bool>.self)
     }
 
+    @inline(__always)
     private func transaction(_ index: Int) -> UnsafeMutablePointer<OpaquePointer?> {
         (slots + index * Self.slotStride + 8).assumingMemoryBound(to: OpaquePointer?.self)
     }
@@ -79,6 +81,7 @@ final class LMDBTransactionGate: @unchecked Sendable {
     /// Registers a read transaction about to begin. Returns a slot, whose transaction the caller
     /// renews (or begins, if it has none) and hands back with ``leave(_:)``, or `nil` if every slot
     /// is busy: the caller then begins its own transaction and calls ``leaveUnpooled()``.
+    @inline(__always)
     func enterReader() throws(Closed) -> Slot? {
         while true {
             for index in 0..<Self.slotCount
@@ -104,6 +107,7 @@ final class LMDBTransactionGate: @unchecked Sendable {
     }
 
     /// Gives back a slot with its reset transaction (or `nil`, if it was aborted).
+    @inline(__always)
     func leave(_ slot: Slot) {
         transaction(slot.index).pointee = slot.transaction
         busy(slot.index).pointee.store(false, ordering: .releasing)

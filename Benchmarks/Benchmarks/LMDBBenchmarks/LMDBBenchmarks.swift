@@ -9,25 +9,23 @@ import Foundation
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(2))
-    let fixtures: LMDBFixtures
-    do {
-        fixtures = try LMDBFixtures()
-    } catch {
-        print("LMDBBenchmarks: could not set up: \(error)")
-        return
-    }
-    Benchmark.teardown = { fixtures.remove() }
+    // Made when the benchmarks run (not when the tool only lists them), and removed afterwards.
+    let slot = LMDBFixtureSlot()
+    Benchmark.setup = { try slot.create() }
+    Benchmark.teardown = { slot.remove() }
 
     // MARK: Point read of an int (uncached)
 
     Benchmark("Read: raw C mdb_get in a renewed read transaction", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let raw = try slot.fixtures().raw[.synced]
         for _ in benchmark.scaledIterations {
-            blackHole(fixtures.raw[.synced]?.read(LMDBFixtures.readKey))
+            blackHole(raw?.read(LMDBFixtures.readKey))
         }
     }
     Benchmark("Read: LMDBProvider.value(forKey:)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let provider = try slot.fixtures().providers[.synced]
         for _ in benchmark.scaledIterations {
-            blackHole(try fixtures.providers[.synced]?.value(forKey: LMDBFixtures.readKey))
+            blackHole(try provider?.value(forKey: LMDBFixtures.readKey))
         }
     }
 
@@ -35,14 +33,16 @@ let benchmarks: @Sendable () -> Void = {
 
     for durability in [LMDBProvider.Options.Durability.synced, .noSync] {
         let name = durability == .synced ? "synced" : "MDB_NOSYNC"
-        let raw = fixtures.raw[durability]
-        let provider = fixtures.providers[durability]
         Benchmark("Write \(name): raw C put and commit") { benchmark in
+            let fixtures = try slot.fixtures()
+            let raw = fixtures.raw[durability]
             for _ in benchmark.scaledIterations {
                 raw?.write(key: "k", value: fixtures.nextNumber())
             }
         }
         Benchmark("Write \(name): LMDBProvider.setValue") { benchmark in
+            let fixtures = try slot.fixtures()
+            let provider = fixtures.providers[durability]
             for _ in benchmark.scaledIterations {
                 try provider?.setValue(.int(fixtures.nextNumber()), forKey: "k")
             }

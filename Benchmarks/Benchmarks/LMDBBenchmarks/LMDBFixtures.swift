@@ -4,6 +4,32 @@ import CLMDB
 import Foundation
 import Synchronization
 
+/// Holds the fixtures between the benchmarks' setup and teardown.
+final class LMDBFixtureSlot: Sendable {
+    struct NotSetUp: Error {}
+
+    private let current = Mutex<LMDBFixtures?>(nil)
+
+    func create() throws {
+        let fixtures = try LMDBFixtures()
+        current.withLock { $0 = fixtures }
+    }
+
+    func fixtures() throws -> LMDBFixtures {
+        guard let fixtures = current.withLock({ $0 }) else { throw NotSetUp() }
+        return fixtures
+    }
+
+    /// Closes the stores and removes their files.
+    func remove() {
+        let fixtures = current.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        fixtures?.remove()
+    }
+}
+
 /// The stores the benchmarks use: for each sync setting, one opened through LMDBProvider and one
 /// opened with the C API, each in its own directory (LMDB allows one environment per file per
 /// process), holding the same 1000 keys.
@@ -42,6 +68,7 @@ final class LMDBFixtures: Sendable {
     }
 
     func remove() {
+        for provider in providers.values { provider.close() }
         try? FileManager.default.removeItem(at: directory)
     }
 }

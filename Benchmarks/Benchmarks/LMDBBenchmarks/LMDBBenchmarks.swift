@@ -48,4 +48,64 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+
+    // MARK: The same comparisons, paired
+    // On a shared machine the load swings between two benchmarks run one after the other. Here
+    // both sides run back to back, alternating which goes first, and each pair records its time
+    // ratio ×1000; the ratio table reads the median ("paired" goals). Reads are timed in batches,
+    // as one read is too short for the clock.
+
+    let pairedRatio = BenchmarkMetric.custom("paired ratio ×1000", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark("Read: LMDBProvider vs raw C, paired", configuration: .init(metrics: [.throughput, pairedRatio])) { benchmark in
+        let fixtures = try slot.fixtures()
+        let raw = fixtures.raw[.synced]
+        let provider = fixtures.providers[.synced]
+        let batch = 1000
+        for _ in benchmark.scaledIterations {
+            let rawSide = {
+                let start = ContinuousClock.now
+                for _ in 0..<batch { blackHole(raw?.read(LMDBFixtures.readKey)) }
+                return ContinuousClock.now - start
+            }
+            let providerSide = {
+                let start = ContinuousClock.now
+                for _ in 0..<batch { blackHole(try provider?.value(forKey: LMDBFixtures.readKey)) }
+                return ContinuousClock.now - start
+            }
+            let providerFirst = fixtures.nextNumber().isMultiple(of: 2)
+            let ratio = try pairedRatioPerMille(providerFirst: providerFirst, rawSide, providerSide)
+            benchmark.measurement(pairedRatio, ratio)
+        }
+    }
+    Benchmark("Write synced: LMDBProvider vs raw C, paired", configuration: .init(metrics: [.throughput, pairedRatio])) { benchmark in
+        let fixtures = try slot.fixtures()
+        let raw = fixtures.raw[.synced]
+        let provider = fixtures.providers[.synced]
+        for _ in benchmark.scaledIterations {
+            let rawSide = {
+                let start = ContinuousClock.now
+                raw?.write(key: "k", value: fixtures.nextNumber())
+                return ContinuousClock.now - start
+            }
+            let providerSide = {
+                let start = ContinuousClock.now
+                try provider?.setValue(.int(fixtures.nextNumber()), forKey: "k")
+                return ContinuousClock.now - start
+            }
+            let providerFirst = fixtures.nextNumber().isMultiple(of: 2)
+            let ratio = try pairedRatioPerMille(providerFirst: providerFirst, rawSide, providerSide)
+            benchmark.measurement(pairedRatio, ratio)
+        }
+    }
+}
+
+/// Runs both sides, in the order given, and returns the provider's time over the raw side's, ×1000.
+func pairedRatioPerMille(
+    providerFirst: Bool, _ raw: () -> Duration, _ provider: () throws -> Duration
+) rethrows -> Int {
+    var providerTime = Duration.zero
+    if providerFirst { providerTime = try provider() }
+    let rawTime = raw()
+    if !providerFirst { providerTime = try provider() }
+    return Int((providerTime / rawTime * 1000).rounded())
 }

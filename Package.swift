@@ -126,6 +126,15 @@ if let conformance = package.targets.first(where: { $0.name == "ConformanceTests
     conformance.dependencies.append("AnyDefaultsSQLite")
 }
 
+// MARK: Property wrappers, observation, snapshots, transactions (issue 10)
+// Kept as a separate block so parallel edits above merge cleanly.
+for target in package.targets where target.name == "AnyDefaults" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
+]
+
 // MARK: LMDB backend (issue 4): liblmdb through the CLMDB system-library shim
 package.products.append(.library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]))
 package.targets.append(contentsOf: [

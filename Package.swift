@@ -134,3 +134,23 @@ for target in package.targets where target.name == "AnyDefaults" {
 package.targets += [
     .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
 ]
+
+// MARK: LMDB backend (issue 4): liblmdb through the CLMDB system-library shim
+package.products.append(.library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
+        providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+    ),
+    .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+    // Child processes for the multi-process tests.
+    .executableTarget(
+        name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"],
+        path: "Tests/Children/LMDBTestChild"
+    ),
+    .testTarget(
+        name: "AnyDefaultsLMDBTests",
+        dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]
+    ),
+])
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsLMDB")

@@ -29,6 +29,7 @@ let package = Package(
                 "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults",
                 "AnyDefaultsSQLite",
+                "AnyDefaultsLMDB",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),

@@ -26,6 +26,8 @@ let package = Package(
             dependencies: [
                 "AnyDefaultsCore",
                 "AnyDefaultsMemory",
+                "AnyDefaultsJSONFile",
+                "AnyDefaultsUserDefaults",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -52,6 +54,47 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]
         ),
+
+        // MARK: Caching (issue 7)
+        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Coder layer, typed keys and the Defaults facade
+// Kept as a separate block so parallel edits above merge cleanly.
+package.dependencies += [.package(url: "https://github.com/apple/swift-log", from: "1.16.2")]
+for target in package.targets where target.name == "AnyDefaultsCore" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+]
+
+// MARK: JSON file backend (issue 5)
+package.products.append(.library(name: "AnyDefaultsJSONFile", targets: ["AnyDefaultsJSONFile"]))
+package.targets.append(contentsOf: [
+    .target(name: "AnyDefaultsJSONFile", dependencies: ["AnyDefaultsCore"], path: "Backends/JSONFile"),
+    // Runs writers in separate processes for the multi-process tests.
+    .executableTarget(
+        name: "JSONFileTestChild", dependencies: ["AnyDefaultsJSONFile"], path: "Tests/Children/JSONFileTestChild"),
+    .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),
+])
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsJSONFile")
+// MARK: UserDefaults backend (issue 6)
+package.products.append(.library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]))
+package.targets += [
+    .target(name: "AnyDefaultsUserDefaults", dependencies: ["AnyDefaultsCore"], path: "Backends/UserDefaults"),
+    .testTarget(
+        name: "AnyDefaultsUserDefaultsTests",
+        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore", "TestSupport"]
+    ),
+    // Runs provider and plain-Foundation operations in another process, with its own XDG_CONFIG_HOME.
+    .executableTarget(
+        name: "UserDefaultsTestChild",
+        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore"],
+        path: "Tests/Children/UserDefaultsTestChild"
+    ),
+]
+// The conformance suite runs on the provider too.
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsUserDefaults")

@@ -24,3 +24,41 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Facade benchmarks: typed reads through Defaults against the raw provider read.
+package.targets += [
+    .executableTarget(
+        name: "FacadeBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/FacadeBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
+]
+
+// MARK: JSON file backend (issue 5)
+package.targets.append(
+    .executableTarget(
+        name: "JSONFileBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsJSONFile", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/JSONFileBenchmarks",
+// MARK: UserDefaults backend (issue 6)
+package.targets.append(
+    .executableTarget(
+        name: "UserDefaultsBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsUserDefaults", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/UserDefaultsBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)

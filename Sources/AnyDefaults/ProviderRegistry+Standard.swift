@@ -1,5 +1,7 @@
 import AnyDefaultsCore
+import AnyDefaultsJSONFile
 import AnyDefaultsMemory
+import AnyDefaultsUserDefaults
 
 extension ProviderRegistry {
     /// The registry with every built-in backend: `memory:` and the others listed in
@@ -11,6 +13,7 @@ extension ProviderRegistry {
     public static let standard: ProviderRegistry = {
         let registry = ProviderRegistry()
         registry.registerBuiltInBackends()
+        registry.setCacheWrapper { cached($0) }
         return registry
     }()
 
@@ -19,5 +22,38 @@ extension ProviderRegistry {
         register(scheme: "memory", summary: "in memory, gone when the process ends (tests, previews)", location: .none) { _ in
             InMemoryProvider()
         }
+        register(
+            scheme: "json", summary: "a human-readable, hand-editable JSON file", location: .path("PATH"),
+            options: [
+                StoreOption("recovery", values: "fail|moveaside", summary: "a bad file: throw (default), or keep it aside and start empty"),
+                StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
+                StoreOption("watch", values: "on|off", summary: "report changes made by other processes (default on)"),
+            ]
+        ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+            let options = try JSONFileProvider.Options(
+                corruptionPolicy: configuration.option("recovery", choices: ["fail": .fail, "moveaside": .moveAside], default: .fail),
+                lockTimeout: .seconds(configuration.intOption("locktimeout", in: 0...86_400, default: 10)),
+                watchesExternalChanges: configuration.boolOption("watch", default: true))
+            return try JSONFileProvider(path: configuration.location, options: options)
+        }
+        register(
+            scheme: "userdefaults", summary: "Foundation's user defaults: the standard suite, or a named one",
+            location: .optional("SUITE"),
+            options: [
+                StoreOption("recover", values: "on|off", summary: "move a damaged suite file aside and start empty (default off)"),
+                StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
+            ]
+        ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+            try UserDefaultsProvider(
+                suiteName: configuration.location.isEmpty ? nil : configuration.location,
+                options: UserDefaultsProvider.Options(
+                    recoverCorruptedFile: configuration.boolOption("recover", default: false),
+                    lockTimeout: .seconds(configuration.intOption("locktimeout", in: 0...86_400, default: 10))))
+        }
     }
+}
+
+/// Wraps a provider of any concrete type in a ``CachingProvider`` (opening the existential).
+private func cached<Provider: DefaultsProvider>(_ provider: Provider) -> any DefaultsProvider {
+    provider.cached()
 }

@@ -1,6 +1,8 @@
 import AnyDefaults
 import Configuration
+import Foundation
 import Testing
+import TestSupport
 
 @Suite struct StandardRegistryTests {
     @Test func opensTheInMemoryBackendByConfiguration() throws {
@@ -10,9 +12,33 @@ import Testing
         #expect(try store.value(forKey: "k") == .int(1))
     }
 
+    @Test func cacheIsOnByDefaultAndOffOnRequest() throws {
+        #expect(try ProviderRegistry.standard.makeProvider("memory:") is CachingProvider<AnyDefaultsMemory.InMemoryProvider>)
+        #expect(try ProviderRegistry.standard.makeProvider("memory:?cache=off") is AnyDefaultsMemory.InMemoryProvider)
+    }
+
     @Test func everyBuiltInSchemeIsRegistered() {
         let schemes = Set(ProviderRegistry.standard.registered.map { $0.scheme })
-        #expect(schemes.isSuperset(of: ["memory"]))
+        #expect(schemes.isSuperset(of: ["memory", "json", "userdefaults"]))
+    }
+
+    @Test func opensAJSONFileWithItsOptionsAndRejectsUnknownOnes() throws {
+        try withTemporaryDirectory { directory in
+            let store = try ProviderRegistry.standard.makeProvider("json:\(directory.path)/sub/prefs.json?recovery=moveaside&locktimeout=2&watch=off&cache=off")
+            let provider = try #require(store as? JSONFileProvider)
+            #expect(provider.options.corruptionPolicy == .moveAside)
+            #expect(provider.options.lockTimeout == .seconds(2))
+            #expect(!provider.options.watchesExternalChanges)
+            try provider.setValue(.string("v"), forKey: "k")
+            #expect(FileManager.default.fileExists(atPath: "\(directory.path)/sub/prefs.json"))
+
+            #expect { try ProviderRegistry.standard.makeProvider("json:\(directory.path)/p.json?recovery=pray") } throws: {
+                ($0 as? DefaultsError)?.message.contains("use one of fail, moveaside") == true
+            }
+            #expect { try ProviderRegistry.standard.makeProvider("json:\(directory.path)/p.json?colour=red") } throws: {
+                ($0 as? DefaultsError)?.message.contains("Accepted: recovery=fail|moveaside, locktimeout=seconds, watch=on|off, cache=on|off") == true
+            }
+        }
     }
 
     @Test func readsTheStoreFromSwiftConfiguration() throws {

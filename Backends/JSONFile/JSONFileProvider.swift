@@ -1,0 +1,256 @@
+import AnyDefaultsCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A provider that keeps values in a human-readable JSON file: keys sorted, pretty-printed,
+/// diff-friendly, safe to edit by hand, and exact for every ``AnyDefaultsCore/DefaultsValue``
+/// (the encoding is in Docs/Backends.md, "JSON file").
+///
+/// ```swift
+/// let store = try JSONFileProvider(path: "~/.config/myapp/settings.json")
+/// try store.setValue(.string("dark"), forKey: "ui.theme")
+/// try store.apply([.set("window.width", .int(1280)), .remove("legacy.size")])
+/// ```
+///
+/// - Writes are crash-safe (temporary file, sync, rename, sync of the directory) and atomic per
+///   batch: one ``apply(_:)`` is one file write. Writing the value already stored writes nothing.
+/// - Several processes can share the file: writers take an advisory lock on `<file>.lock` and
+///   read the file again first if it changed, so no process loses another's update.
+/// - All instances on one file in a process share their state: each sees the others' writes at
+///   once, and their observers get them as external events.
+/// - Reads are served from memory. Changes made by other processes (or by hand) are picked up as
+///   soon as the file changes (inotify on Linux, a 50 ms `stat` poll elsewhere) and reported as
+///   external events; also before every write, on ``reload()``, and, if
+///   ``Options/refreshInterval`` is set, by reads.
+/// - A file that is not valid is never overwritten: opening or writing throws `corrupted` with
+///   the line and column, unless ``Options/corruptionPolicy`` says to move it aside.
+/// - New files are created readable and writable by the owner only (`0600`); an existing file
+///   keeps its permissions.
+public final class JSONFileProvider: DefaultsProvider {
+    /// The name in errors: `"JSONFile"`.
+    public static let backend = "JSONFile"
+
+    /// How a provider treats its file.
+    public struct Options: Sendable {
+        /// What to do with a file that cannot be read as a settings file.
+        public enum CorruptionPolicy: Sendable, Hashable {
+            /// Throw `corrupted` and leave the file alone. The default.
+            case fail
+            /// Rename the file to `<file>.corrupted-<YYYYMMDDTHHMMSSZ>` next to it, keeping it,
+            /// and start with an empty store. ``Options/onRecovery`` is told.
+            case moveAside
+        }
+
+        /// What to do with a bad file. Default: ``CorruptionPolicy/fail``.
+        public var corruptionPolicy: CorruptionPolicy
+        /// How long a write waits for another process's lock before it throws `busy`.
+        /// Default: 10 seconds.
+        public var lockTimeout: Duration
+        /// If set, a read first checks (with one `stat`) whether another process changed the file,
+        /// at most once per interval. Default: `nil`, reads never touch the disk.
+        public var refreshInterval: Duration?
+        /// Whether missing parent directories are created (owner-only). Default: `true`.
+        public var createsDirectories: Bool
+        /// Whether the file is watched, so that changes made elsewhere reach memory and observers
+        /// without a write or ``JSONFileProvider/reload()``. Default: `true`. Without it the
+        /// provider does not claim ``AnyDefaultsCore/DefaultsCapabilities/externalChanges``.
+        public var watchesExternalChanges: Bool
+        /// Called after a bad file was moved aside.
+        public var onRecovery: (@Sendable (JSONFileRecovery) -> Void)?
+
+        /// Options with the given values; the defaults suit most programs.
+        ///
+        /// ```swift
+        /// let options = JSONFileProvider.Options(corruptionPolicy: .moveAside, lockTimeout: .seconds(2))
+        /// ```
+        public init(
+            corruptionPolicy: CorruptionPolicy = .fail,
+            lockTimeout: Duration = .seconds(10),
+            refreshInterval: Duration? = nil,
+            createsDirectories: Bool = true,
+            watchesExternalChanges: Bool = true,
+            onRecovery: (@Sendable (JSONFileRecovery) -> Void)? = nil
+        ) {
+            self.corruptionPolicy = corruptionPolicy
+            self.lockTimeout = lockTimeout
+            self.refreshInterval = refreshInterval
+            self.createsDirectories = createsDirectories
+            self.watchesExternalChanges = watchesExternalChanges
+            self.onRecovery = onRecovery
+        }
+    }
+
+    /// The file, as an absolute path with symbolic links resolved.
+    public let path: String
+    /// The options this instance was opened with.
+    public let options: Options
+
+    private let store: JSONFileStore
+    private let broadcaster = ChangeBroadcaster()
+    private let instance: Int
+
+    /// Opens the settings file at `path` (`~` is expanded; relative paths start at the current
+    /// directory). A missing file is an empty store; it is created by the first write.
+    ///
+    /// - Throws: `corrupted` for a file that is not valid (with the line and column), `notFound`
+    ///   or `permissionDenied` for its directory, `invalidConfiguration` for a path that names a
+    ///   directory.
+    public init(path: String, options: Options = Options()) throws(DefaultsError) {
+        self.path = try Self.canonicalPath(path, createsDirectories: options.createsDirectories)
+        self.options = options
+        let (store, isNew) = try JSONFileRegistry.store(for: self.path, options: options)
+        self.store = store
+        instance = store.attach(broadcaster)
+        if options.watchesExternalChanges { store.watchForExternalChanges() }
+        if isNew {
+            if let recovery = store.initialRecovery { options.onRecovery?(recovery) }
+        } else {
+            // An instance opened later sees what other processes wrote in between.
+            try store.reload(options: options)
+        }
+    }
+
+    /// Opens the settings file at a `file:` URL.
+    public convenience init(url: URL, options: Options = Options()) throws(DefaultsError) {
+        guard url.isFileURL else {
+            throw DefaultsError(
+                .invalidConfiguration, "A JSON settings file needs a file URL.", backend: Self.backend,
+                path: url.absoluteString)
+        }
+        try self.init(path: url.path, options: options)
+    }
+
+    deinit {
+        store.detach(instance)
+    }
+
+    public var capabilities: DefaultsCapabilities {
+        options.watchesExternalChanges ? [.persistent, .atomicBatch, .multiProcess, .externalChanges] : [.persistent, .atomicBatch, .multiProcess]
+    }
+
+    public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try refreshIfConfigured()
+        return store.value(forKey: key)
+    }
+
+    public func keys() throws(DefaultsError) -> [String] {
+        try refreshIfConfigured()
+        return Array(store.values().keys)
+    }
+
+    public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        try refreshIfConfigured()
+        return store.values()
+    }
+
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        try naming(key) { () throws(DefaultsError) in try apply([.set(key, value)]) }
+    }
+
+    public func removeValue(forKey key: String) throws(DefaultsError) {
+        try naming(key) { () throws(DefaultsError) in try apply([.remove(key)]) }
+    }
+
+    /// Runs `body`, adding `key` to an error that names none (a failed file write).
+    private func naming(_ key: String, _ body: () throws(DefaultsError) -> Void) throws(DefaultsError) {
+        do {
+            try body()
+        } catch {
+            var error = error
+            if error.key == nil { error.key = key }
+            throw error
+        }
+    }
+
+    /// Applies `changes` in order with one write of the file; nothing is written if no value
+    /// changes.
+    public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        guard !changes.isEmpty else { return }
+        try store.update(from: instance, options: options) { values in
+            var values = values
+            var events: [DefaultsChangeEvent] = []
+            for change in changes where values[change.key] != change.value {
+                values[change.key] = change.value
+                events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
+            }
+            return (values, events)
+        }
+    }
+
+    public func removeAll() throws(DefaultsError) {
+        try store.update(from: instance, options: options) { values in
+            ([:], values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                .map { DefaultsChangeEvent(key: $0, newValue: nil) })
+        }
+    }
+
+    public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        broadcaster.observe(handler)
+    }
+
+    /// Reads the file again if another process changed it since this process last read or wrote
+    /// it, and reports each key that differs as an external change event.
+    ///
+    /// - Throws: `corrupted` if the file is no longer valid (the values in memory stay as they
+    ///   were), unless ``Options/corruptionPolicy`` moves it aside.
+    public func reload() throws(DefaultsError) {
+        try store.reload(options: options)
+    }
+
+    private func refreshIfConfigured() throws(DefaultsError) {
+        if let interval = options.refreshInterval {
+            try store.refresh(ifOlderThan: interval, options: options)
+        }
+    }
+
+    /// An absolute path with symbolic links resolved, so that every spelling of one file shares
+    /// one store, and a link to the settings file stays a link (the rename replaces its target).
+    static func canonicalPath(_ path: String, createsDirectories: Bool) throws(DefaultsError) -> String {
+        func invalid(_ message: String) -> DefaultsError {
+            DefaultsError(.invalidConfiguration, message, backend: backend, path: path)
+        }
+        guard !path.isEmpty else { throw invalid("The path of the settings file is empty.") }
+        var absolute = (path as NSString).expandingTildeInPath
+        if !absolute.hasPrefix("/") {
+            absolute = FileManager.default.currentDirectoryPath + "/" + absolute
+        }
+        if let resolved = realPath(absolute) { return resolved }
+
+        let directory = AtomicFile.directory(of: absolute)
+        let name = AtomicFile.name(of: absolute)
+        guard !absolute.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
+            throw invalid("The path of the settings file must end with a file name.")
+        }
+        if createsDirectories, !AtomicFile.exists(directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw DefaultsError(
+                    .permissionDenied, "Could not create the directory of the settings file.", backend: backend,
+                    path: directory, cause: error)
+            }
+        }
+        guard let resolvedDirectory = realPath(directory) else {
+            throw DefaultsError(
+                .notFound, "The directory of the settings file does not exist.", backend: backend, path: directory,
+                cause: SystemCallError.last("realpath", directory))
+        }
+        return (resolvedDirectory == "/" ? "" : resolvedDirectory) + "/" + name
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The sidecar `<file>.lock` that writers of every process hold (with `flock`) around
+/// read-modify-write, plus a generation counter in it that every write bumps.
+///
+/// A sidecar because the settings file itself is replaced by `rename` on every write, and a lock
+/// on a replaced inode excludes no one. The generation catches a change that the file's stamp
+/// can miss (an inode reused within one tick of a coarse mtime clock, with the same size).
+///
+/// Not thread-safe: it lives inside the store's disk mutex.
+final class LockFile {
+    let path: String
+    private var descriptor: Int32 = -1
+
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Takes the exclusive lock, waiting up to `timeout`; `false` if another holder kept it that long.
+    func lock(timeout: Duration) throws(SystemCallError) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var pause: UInt32 = 100  // microseconds, doubled up to 10 ms while waiting
+        while true {
+            if descriptor < 0 {
+                descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                if descriptor < 0 { throw .last("open", path) }
+            }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+                if isStillAtPath() { return true }
+                // The lock file was removed or replaced since it was opened: lock the current one.
+                close(descriptor)
+                descriptor = -1
+                continue
+            }
+            let failure = SystemCallError.last("flock", path)
+            if failure.number == EINTR { continue }
+            guard failure.number == EWOULDBLOCK || failure.number == EAGAIN else { throw failure }
+            if ContinuousClock.now >= deadline { return false }
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
+        }
+    }
+
+    func unlock() {
+        if descriptor >= 0 { flock(descriptor, LOCK_UN) }
+    }
+
+    /// The generation recorded by the last writer; 0 if there is no lock file yet.
+    func generation() -> UInt64 {
+        var buffer = [UInt8](repeating: 0, count: 20)
+        var count = -1
+        if descriptor >= 0 {
+            count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        } else {
+            let reader = open(path, O_RDONLY | O_CLOEXEC)
+            guard reader >= 0 else { return 0 }
+            count = buffer.withUnsafeMutableBytes { pread(reader, $0.baseAddress, $0.count, 0) }
+            close(reader)
+        }
+        guard count > 0 else { return 0 }
+        return UInt64(String(decoding: buffer[..<count], as: UTF8.self)) ?? 0
+    }
+
+    /// Records `generation`; call it holding the lock. Not synced to disk: after a crash of the
+    /// machine no process remembers an older generation, and the file stamp still differs.
+    func setGeneration(_ generation: UInt64) {
+        guard descriptor >= 0 else { return }
+        var text = String(generation)
+        text = String(repeating: "0", count: max(0, 20 - text.utf8.count)) + text
+        _ = text.utf8CString.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 20, 0) }
+    }
+
+    private func isStillAtPath() -> Bool {
+        var opened = stat()
+        var current = stat()
+        return fstat(descriptor, &opened) == 0 && stat(path, &current) == 0
+            && opened.st_dev == current.st_dev && opened.st_ino == current.st_ino
+    }
+}

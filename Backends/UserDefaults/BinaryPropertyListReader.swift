@@ -1,0 +1,212 @@
+import AnyDefaultsCore
+import Foundation
+
+/// Reads a binary property list (`bplist00`) into ``PropertyListNode``s, keeping exactly what the
+/// file says a value is (a boolean, an integer, a real, a date ...), and rejecting rather than
+/// trusting anything malformed: every offset and length is checked, nesting is limited to what
+/// a suite can hold, and shared or cyclic references cannot make it expand without bound.
+///
+/// It exists because Foundation's `PropertyListSerialization` on Linux takes a large fraction of a
+/// second for a few megabytes of data, and every write reads the suite again.
+struct BinaryPropertyListReader {
+    /// Why the data is not a binary property list this reader accepts.
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        var description: String
+    }
+
+    private let bytes: [UInt8]
+    private let offsetTable: Int
+    private let offsetSize: Int
+    private let referenceSize: Int
+    private let objectCount: Int
+    /// How many more objects may be decoded; a file cannot legitimately hold more than it has
+    /// bytes, however often it refers to one object.
+    private var budget: Int
+
+    /// The deepest nesting accepted: the suite's top-level dictionary, plus values nested as deep
+    /// as ``AnyDefaultsCore/DefaultsValue/maximumNestingDepth``.
+    static let maximumDepth = DefaultsValue.maximumNestingDepth + 1
+
+    static let magic = Array("bplist00".utf8)
+
+    /// The top-level object of `bytes`.
+    static func read(_ bytes: [UInt8]) throws(Failure) -> PropertyListNode {
+        var reader = try BinaryPropertyListReader(bytes)
+        let top = try reader.topObject()
+        return try reader.object(top, depth: 0)
+    }
+
+    private init(_ bytes: [UInt8]) throws(Failure) {
+        guard bytes.count >= Self.magic.count + 32, bytes.starts(with: Self.magic) else {
+            throw Failure(description: "not a binary property list")
+        }
+        self.bytes = bytes
+        let trailer = bytes.count - 32
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+            throw Failure(description: "invalid integer sizes in the trailer")
+        }
+        let count = Self.unsigned(bytes, at: trailer + 8, size: 8)
+        let table = Self.unsigned(bytes, at: trailer + 24, size: 8)
+        guard count >= 1, table >= UInt64(Self.magic.count), table <= UInt64(trailer),
+            count <= (UInt64(trailer) - table) / UInt64(offsetSize)
+        else { throw Failure(description: "the offset table does not fit the file") }
+        objectCount = Int(count)
+        offsetTable = Int(table)
+        budget = bytes.count
+    }
+
+    private func topObject() throws(Failure) -> Int {
+        let top = Self.unsigned(bytes, at: bytes.count - 32 + 16, size: 8)
+        guard top < UInt64(objectCount) else { throw Failure(description: "the top object is out of range") }
+        return Int(top)
+    }
+
+    // MARK: Objects
+
+    private mutating func object(_ index: Int, depth: Int) throws(Failure) -> PropertyListNode {
+        budget -= 1
+        guard budget >= 0 else { throw Failure(description: "more objects than the file can hold") }
+        let start = Int(Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize))
+        guard start >= Self.magic.count, start < offsetTable else {
+            throw Failure(description: "an object offset is out of range")
+        }
+        let marker = bytes[start]
+        let low = Int(marker & 0x0F)
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: return .bool(false)
+            case 0x09: return .bool(true)
+            default: throw Failure(description: "unsupported object type 0x\(String(marker, radix: 16))")
+            }
+        case 0x1:
+            return try integer(at: start + 1, size: 1 << low)
+        case 0x2:
+            switch low {
+            case 2: return .real(Double(Float(bitPattern: UInt32(try field(start + 1, size: 4)))))
+            case 3: return .real(Double(bitPattern: try field(start + 1, size: 8)))
+            default: throw Failure(description: "a real of an unsupported size")
+            }
+        case 0x3:
+            guard low == 3 else { throw Failure(description: "a date of an unsupported size") }
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try field(start + 1, size: 8))))
+        case 0x4:
+            let (count, first) = try length(at: start)
+            return .data(Data(try slice(first, count: count)))
+        case 0x5:
+            let (count, first) = try length(at: start)
+            // ASCII by the format; any byte above 0x7F is taken as Latin-1 rather than refused.
+            return .string(String(String.UnicodeScalarView(try slice(first, count: count).map { Unicode.Scalar($0) })))
+        case 0x6:
+            let (count, first) = try length(at: start)
+            guard count <= Int.max / 2 else { throw Failure(description: "a string length is out of range") }
+            let raw = try slice(first, count: count * 2)
+            let units = stride(from: raw.startIndex, to: raw.endIndex, by: 2).map {
+                UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1])
+            }
+            return .string(String(decoding: units, as: UTF16.self))
+        case 0x8:
+            // A keyed-archiver UID, written as Foundation's XML writer spells it.
+            guard low < 8 else { throw Failure(description: "a UID of an unsupported size") }
+            return .dictionary(["CF$UID": .integer(Int64(bitPattern: try field(start + 1, size: low + 1)))])
+        case 0xA:
+            guard depth < Self.maximumDepth else { throw Failure(description: "nested too deeply") }
+            let (count, first) = try length(at: start)
+            let references = try self.references(first, count: count)
+            var items: [PropertyListNode] = []
+            items.reserveCapacity(count)
+            for reference in references {
+                items.append(try object(reference, depth: depth + 1))
+            }
+            return .array(items)
+        case 0xD:
+            guard depth < Self.maximumDepth else { throw Failure(description: "nested too deeply") }
+            let (count, first) = try length(at: start)
+            guard count <= Int.max / 2 else { throw Failure(description: "a dictionary size is out of range") }
+            let references = try self.references(first, count: count * 2)
+            var items: [String: PropertyListNode] = [:]
+            items.reserveCapacity(count)
+            for entry in 0..<count {
+                guard case .string(let key) = try object(references[entry], depth: depth + 1) else {
+                    throw Failure(description: "a dictionary key is not a string")
+                }
+                items[key] = try object(references[count + entry], depth: depth + 1)
+            }
+            return .dictionary(items)
+        default:
+            throw Failure(description: "unsupported object type 0x\(String(marker, radix: 16))")
+        }
+    }
+
+    /// An integer object's value: 1, 2 and 4 bytes are unsigned, 8 bytes signed, 16 bytes a
+    /// signed 128-bit integer (which Foundation uses for values above `Int64.max`).
+    private func integer(at start: Int, size: Int) throws(Failure) -> PropertyListNode {
+        switch size {
+        case 1, 2, 4:
+            return .integer(Int64(try field(start, size: size)))
+        case 8:
+            return .integer(Int64(bitPattern: try field(start, size: 8)))
+        case 16:
+            let high = try field(start, size: 8)
+            let low = try field(start + 8, size: 8)
+            if high == 0 {
+                return low <= UInt64(Int64.max) ? .integer(Int64(low)) : .unsignedInteger(low)
+            }
+            if high == .max, Int64(bitPattern: low) < 0 { return .integer(Int64(bitPattern: low)) }
+            throw Failure(description: "an integer beyond 64 bits")
+        default:
+            throw Failure(description: "an integer of an unsupported size")
+        }
+    }
+
+    /// The element count of a data, string, array or dictionary object starting at `start`, and
+    /// where its content begins.
+    private func length(at start: Int) throws(Failure) -> (count: Int, first: Int) {
+        let low = Int(bytes[start] & 0x0F)
+        if low != 0x0F { return (low, start + 1) }
+        let marker = try field(start + 1, size: 1)
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw Failure(description: "a malformed length") }
+        let size = 1 << Int(marker & 0x0F)
+        let count = try field(start + 2, size: size)
+        guard count <= UInt64(offsetTable) else { throw Failure(description: "a length is out of range") }
+        return (Int(count), start + 2 + size)
+    }
+
+    private func references(_ first: Int, count: Int) throws(Failure) -> [Int] {
+        guard count <= Int.max / referenceSize else { throw Failure(description: "a container size is out of range") }
+        _ = try slice(first, count: count * referenceSize)
+        var result: [Int] = []
+        result.reserveCapacity(count)
+        for entry in 0..<count {
+            let reference = Self.unsigned(bytes, at: first + entry * referenceSize, size: referenceSize)
+            guard reference < UInt64(objectCount) else { throw Failure(description: "a reference is out of range") }
+            result.append(Int(reference))
+        }
+        return result
+    }
+
+    // MARK: Bytes
+
+    /// `count` bytes from `first`, which must lie before the offset table.
+    private func slice(_ first: Int, count: Int) throws(Failure) -> ArraySlice<UInt8> {
+        guard count >= 0, first <= offsetTable, count <= offsetTable - first else {
+            throw Failure(description: "an object runs past its data")
+        }
+        return bytes[first..<(first + count)]
+    }
+
+    /// A big-endian unsigned field of `size` bytes at `start`, inside the object data.
+    private func field(_ start: Int, size: Int) throws(Failure) -> UInt64 {
+        _ = try slice(start, count: size)
+        return Self.unsigned(bytes, at: start, size: size)
+    }
+
+    /// A big-endian unsigned integer of `size` (1...8) bytes; the caller has checked the range.
+    private static func unsigned(_ bytes: [UInt8], at start: Int, size: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in start..<(start + size) { value = value << 8 | UInt64(bytes[index]) }
+        return value
+    }
+}

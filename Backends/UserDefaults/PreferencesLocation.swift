@@ -1,0 +1,64 @@
+#if !canImport(Darwin)
+import AnyDefaultsCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where swift-corelibs-foundation keeps the preferences of the current user: one property list
+/// per suite, `<directory>/<suite>.plist`.
+///
+/// Foundation takes the directory from `XDG_CONFIG_HOME` (when it is an absolute path) or else
+/// `$HOME/.config`, as the environment was when the process started: it ignores later changes
+/// made with `setenv`. The start-up environment is read from `/proc/self/environ` for the same
+/// reason, so that the provider writes the very file plain `UserDefaults` reads.
+enum PreferencesLocation {
+    /// Foundation's preferences directory for this process.
+    static let directory: String = {
+        let environment = startupEnvironment()
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+            return trimmingTrailingSlashes(configHome)
+        }
+        // Foundation uses "/.config" when HOME is unset; so do we.
+        return trimmingTrailingSlashes(environment["HOME"] ?? "") + "/.config"
+    }()
+
+    /// The name of the standard suite's file: the main bundle's identifier, else the process name
+    /// (what Foundation uses for `kCFPreferencesCurrentApplication`).
+    static var standardDomainName: String {
+        if let identifier = Bundle.main.bundleIdentifier, !identifier.isEmpty { return identifier }
+        return ProcessInfo.processInfo.processName
+    }
+
+    /// The property-list file of `suiteName`, or of the standard suite for `nil`.
+    static func file(forSuite suiteName: String?) -> PropertyListFile {
+        PropertyListFile(directory: directory, name: (suiteName ?? standardDomainName) + ".plist")
+    }
+
+    private static func trimmingTrailingSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
+    /// The environment the process started with; the current one where `/proc` is unavailable.
+    private static func startupEnvironment() -> [String: String] {
+        guard let bytes = try? PropertyListFile.readAll(path: "/proc/self/environ"), !bytes.isEmpty else {
+            return ProcessInfo.processInfo.environment
+        }
+        var environment: [String: String] = [:]
+        for entry in bytes.split(separator: 0) {
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: entry[entry.startIndex..<equals], as: UTF8.self)
+            // The first definition wins, as with getenv.
+            if environment[name] == nil {
+                environment[name] = String(decoding: entry[(equals + 1)...], as: UTF8.self)
+            }
+        }
+        return environment
+    }
+}
+#endif

@@ -1,0 +1,357 @@
+#if !canImport(Darwin)
+import AnyDefaultsCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One suite's property-list file in Foundation's preferences directory, and the file-system work
+/// on it: reading with a stamp, replacing it atomically, locking against other writers, moving a
+/// damaged file aside.
+///
+/// Foundation on Linux rewrites this file in place (truncate, then write), so a crash can leave it
+/// empty or half written and a reader can catch it half written. The provider therefore writes a
+/// temporary file, syncs it and renames it over the suite file, and retries a read that looks torn.
+struct PropertyListFile: Sendable {
+    /// The directory that holds the file.
+    let directory: String
+    /// The file name, `<suite>.plist`.
+    let name: String
+
+    /// The file's path.
+    var path: String { directory + "/" + name }
+
+    /// What identifies one version of the file: replaced files get a new inode, files rewritten in
+    /// place a new size or modification time.
+    struct Stamp: Hashable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+        var modifiedNanoseconds: Int64
+        var changed: Int64
+        var changedNanoseconds: Int64
+
+        /// Whether the file was modified less than 100 ms ago: too recently for its stamp to tell
+        /// a later in-place rewrite of the same size apart.
+        var isRecent: Bool {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let age = (Int64(now.tv_sec) - modified) * 1_000_000_000 + (Int64(now.tv_nsec) - modifiedNanoseconds)
+            return age < 100_000_000
+        }
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modified = Int64(info.st_mtim.tv_sec)
+            modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
+            changed = Int64(info.st_ctim.tv_sec)
+            changedNanoseconds = Int64(info.st_ctim.tv_nsec)
+        }
+    }
+
+    /// What the file holds.
+    enum Content {
+        /// There is no file: the suite is empty.
+        case absent
+        /// The file's top-level dictionary.
+        case dictionary([String: PropertyListNode], Stamp)
+        /// The file is not a property list holding a dictionary.
+        case corrupted(DefaultsError, Stamp)
+    }
+
+    /// Why a file was judged damaged. It never quotes the file, whose text may hold secrets.
+    struct DamageReason: Error, Sendable, CustomStringConvertible {
+        var description: String
+    }
+
+    /// How often, and how far apart, a read that looks torn is retried before the file is judged
+    /// damaged: Foundation may be rewriting it in place at that moment.
+    static let readAttempts = 3
+    static let retryPause: useconds_t = 20_000
+
+    // MARK: Reading
+
+    /// The stamp of the file as it is now, or `nil` if there is none.
+    func stamp() throws(DefaultsError) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw failure("Could not examine the suite file.", .current("stat"))
+        }
+        return Stamp(info)
+    }
+
+    /// Reads and parses the file. A file that is empty or does not parse is read again a few times
+    /// before it is reported as ``Content/corrupted(_:_:)``; an empty file that stays empty is an
+    /// empty suite (Foundation treats it so, and there is nothing in it to protect).
+    func readContent() throws(DefaultsError) -> Content {
+        var attempt = 1
+        while true {
+            guard let (bytes, stamp) = try readOnce() else { return .absent }
+            let reason: DamageReason
+            if bytes.isEmpty {
+                if attempt >= Self.readAttempts { return .dictionary([:], stamp) }
+                reason = DamageReason(description: "the file is empty")
+            } else {
+                switch Self.parse(bytes) {
+                case .success(let dictionary): return .dictionary(dictionary, stamp)
+                case .failure(let damage): reason = damage
+                }
+            }
+            if attempt >= Self.readAttempts {
+                let error = DefaultsError(
+                    .corrupted,
+                    "The suite file is not a valid property list (\(reason)); it was left untouched. "
+                        + "Repair or remove it, or open the provider with `recoverCorruptedFile` to move it aside.",
+                    backend: UserDefaultsProvider.backend, path: path, cause: reason)
+                return .corrupted(error, stamp)
+            }
+            attempt += 1
+            usleep(Self.retryPause)
+        }
+    }
+
+    private func readOnce() throws(DefaultsError) -> ([UInt8], Stamp)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw failure("Could not open the suite file.", .current("open"))
+        }
+        defer { close(descriptor) }
+        // Stamp first: if the file changes while it is read, the next check sees a newer stamp.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw failure("Could not examine the suite file.", .current("fstat"))
+        }
+        do {
+            return (try Self.readAll(descriptor: descriptor, sizeHint: Int(info.st_size)), Stamp(info))
+        } catch {
+            throw failure("Could not read the suite file.", error)
+        }
+    }
+
+    /// Parses a property list whose top level must be a dictionary: binary property lists with
+    /// ``BinaryPropertyListReader``, anything else (Foundation writes XML) with Foundation.
+    static func parse(_ bytes: [UInt8]) -> Result<[String: PropertyListNode], DamageReason> {
+        if bytes.starts(with: BinaryPropertyListReader.magic), let root = try? BinaryPropertyListReader.read(bytes) {
+            guard case .dictionary(let dictionary) = root else {
+                return .failure(DamageReason(description: "its top level is not a dictionary"))
+            }
+            return .success(dictionary)
+        }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+        } catch {
+            return .failure(DamageReason(description: "Foundation cannot parse it"))
+        }
+        guard let objects = object as? [String: Any] else {
+            return .failure(DamageReason(description: "its top level is a \(type(of: object)), not a dictionary"))
+        }
+        var dictionary: [String: PropertyListNode] = [:]
+        dictionary.reserveCapacity(objects.count)
+        for (key, object) in objects {
+            guard let node = PropertyListNode(object: object) else {
+                return .failure(DamageReason(description: "it holds a value that is not of a property-list type"))
+            }
+            dictionary[key] = node
+        }
+        return .success(dictionary)
+    }
+
+    /// The whole content of the file at `path`.
+    static func readAll(path: String) throws(SystemCallError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .current("open") }
+        defer { close(descriptor) }
+        return try readAll(descriptor: descriptor, sizeHint: 0)
+    }
+
+    private static func readAll(descriptor: Int32, sizeHint: Int) throws(SystemCallError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: max(4096, min(sizeHint + 1, 1 << 24)))
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return bytes
+            } else if errno != EINTR {
+                throw .current("read")
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Replaces the file with a binary property list of `dictionary`, or removes it when
+    /// `dictionary` is empty (as Foundation does), durably: the new content is synced before it
+    /// replaces the old, and the directory is synced after. Call it holding `lock`.
+    ///
+    /// - Returns: The new file's stamp, or `nil` when the file was removed.
+    func replace(with dictionary: [String: PropertyListNode], holding lock: DirectoryLock) throws(DefaultsError) -> Stamp? {
+        if dictionary.isEmpty {
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw failure("Could not remove the emptied suite file.", .current("unlink"))
+            }
+            lock.syncDirectory()
+            return nil
+        }
+        let data = BinaryPropertyListWriter.write(dictionary)
+        var existing = stat()
+        let mode = stat(path, &existing) == 0 ? mode_t(existing.st_mode) & 0o7777 : 0o600
+        let temporary = directory + "/." + name + ".\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw failure("Could not create a temporary file next to the suite file.", .current("open"))
+        }
+        var failed: SystemCallError?
+        if Self.writeAll(data, to: descriptor) == false {
+            failed = .current("write")
+        } else if mode != 0o600, fchmod(descriptor, mode) != 0 {
+            failed = .current("fchmod")
+        } else if fsync(descriptor) != 0 {
+            failed = .current("fsync")
+        }
+        if close(descriptor) != 0, failed == nil { failed = .current("close") }
+        if failed == nil, rename(temporary, path) != 0 { failed = .current("rename") }
+        if let failed {
+            unlink(temporary)
+            throw failure("Could not write the suite file; it was left as it was.", failed)
+        }
+        lock.syncDirectory()
+        return try stamp()
+    }
+
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if count > 0 {
+                    offset += count
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    /// Renames a damaged file to `<name>.corrupt-<UTC time>` next to it, so that nothing in it is
+    /// lost, and returns the new path. Call it holding `lock`.
+    func moveAside(holding lock: DirectoryLock) throws(DefaultsError) -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func digits(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let time = digits(parts.tm_year + 1900, 4) + digits(parts.tm_mon + 1, 2) + digits(parts.tm_mday, 2) + "T"
+            + digits(parts.tm_hour, 2) + digits(parts.tm_min, 2) + digits(parts.tm_sec, 2) + "Z"
+        var target = path + ".corrupt-" + time
+        var info = stat()
+        var number = 1
+        while lstat(target, &info) == 0 {
+            number += 1
+            target = path + ".corrupt-" + time + "-\(number)"
+        }
+        guard rename(path, target) == 0 else {
+            throw failure("Could not move the damaged suite file aside.", .current("rename"))
+        }
+        lock.syncDirectory()
+        return target
+    }
+
+    // MARK: Locking
+
+    /// An exclusive `flock` on the preferences directory, held by writers of this library in every
+    /// process while they read, change and replace a suite file; released when the lock is
+    /// released (also when its process dies).
+    ///
+    /// The directory rather than the file is locked because the file is replaced on every write,
+    /// and a lock file would be one more file in the user's configuration directory.
+    final class DirectoryLock {
+        private var descriptor: Int32
+
+        fileprivate init(descriptor: Int32) { self.descriptor = descriptor }
+
+        /// Makes renames and removals in the directory durable.
+        func syncDirectory() {
+            if descriptor >= 0 { _ = fsync(descriptor) }
+        }
+
+        /// Releases the lock; releasing it again does nothing.
+        func unlock() {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+
+        deinit { unlock() }
+    }
+
+    /// Takes the directory lock, waiting up to `timeout` for other writers, and creates the
+    /// directory (mode 0700, as Foundation does) when `create` is set. Returns `nil` when the
+    /// directory does not exist and `create` is not set.
+    func lockDirectory(timeout: Duration, create: Bool) throws(DefaultsError) -> DirectoryLock? {
+        var descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if descriptor < 0, errno == ENOENT {
+            guard create else { return nil }
+            try makeDirectory(directory)
+            descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        guard descriptor >= 0 else {
+            throw failure("Could not open the preferences directory.", .current("open"), path: directory)
+        }
+        let lock = DirectoryLock(descriptor: descriptor)
+        let deadline = UserDefaultsProvider.monotonicNanoseconds() &+ timeout.clampedNanoseconds
+        var pause: useconds_t = 500
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let failed = SystemCallError.current("flock")
+            if failed.code == EINTR { continue }
+            guard failed.code == EWOULDBLOCK else {
+                throw failure("Could not lock the preferences directory.", failed, path: directory)
+            }
+            guard UserDefaultsProvider.monotonicNanoseconds() < deadline else {
+                throw DefaultsError(
+                    .busy, "Another process kept the preferences directory locked for longer than the lock timeout.",
+                    backend: UserDefaultsProvider.backend, path: directory, cause: failed)
+            }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+        return lock
+    }
+
+    /// Creates the preferences directory (mode 0700, as Foundation does) if it is missing.
+    func createDirectory() throws(DefaultsError) {
+        try makeDirectory(directory)
+    }
+
+    private func makeDirectory(_ path: String) throws(DefaultsError) {
+        if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
+        let failed = SystemCallError.current("mkdir")
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        guard failed.code == ENOENT, !parent.isEmpty, parent != path else {
+            throw failure("Could not create the preferences directory.", failed, path: path)
+        }
+        try makeDirectory(parent)
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw failure("Could not create the preferences directory.", .current("mkdir"), path: path)
+        }
+    }
+
+    private func failure(_ message: String, _ cause: SystemCallError, path: String? = nil) -> DefaultsError {
+        DefaultsError(cause.defaultsCode, message, backend: UserDefaultsProvider.backend, path: path ?? self.path, cause: cause)
+    }
+}
+#endif

@@ -1,0 +1,214 @@
+import AnyDefaultsCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A provider over Foundation's user defaults: the standard suite or a named suite, stored where
+/// and how `UserDefaults` stores it, so that plain `UserDefaults` code reading or writing the same
+/// suite sees ordinary values.
+///
+/// ```swift
+/// let store = try UserDefaultsProvider(suiteName: "com.example.app")
+/// try store.setValue(.bool(true), forKey: "onboarded")
+/// UserDefaults(suiteName: "com.example.app")?.bool(forKey: "onboarded")   // true
+/// ```
+///
+/// Values are stored as the native property-list types (`Bool`, `Int64`, `Double`, `String`,
+/// `Data`, `Date`, arrays, dictionaries); booleans, integers and doubles stay distinct both ways.
+/// Only the suite's own persistent domain is read: not `NSGlobalDomain`, registration defaults or
+/// launch arguments.
+///
+/// On Apple platforms the provider goes through CFPreferences (`cfprefsd`). On Linux it reads and
+/// writes the suite's property-list file itself — atomically, durably and under a lock shared by
+/// every process using this library — because Foundation there rewrites the file in place and
+/// only on `synchronize()`; see `Docs/Backends.md` for what each platform promises.
+public final class UserDefaultsProvider: DefaultsProvider {
+    static let backend = "UserDefaults"
+
+    #if canImport(Darwin)
+    typealias Store = PreferencesDomainStore
+    #else
+    typealias Store = PropertyListFileStore
+    #endif
+
+    /// The suite, or `nil` for the standard suite (`UserDefaults.standard`).
+    public let suiteName: String?
+    /// The options the provider was opened with.
+    public let options: Options
+
+    private let store: Store
+    private let broadcaster = ChangeBroadcaster()
+    private let instanceID: Int
+    private let watching: Bool
+
+    /// Opens the suite `suiteName`, or the standard suite for `nil`.
+    ///
+    /// Instances on the same suite in one process share their state: each sees the others'
+    /// writes at once and hears about them as ``AnyDefaultsCore/DefaultsChangeEvent/Origin-swift.enum/external``
+    /// events.
+    ///
+    /// - Throws: ``AnyDefaultsCore/DefaultsError/Code-swift.struct/invalidConfiguration`` for a
+    ///   suite name Foundation cannot use as a suite;
+    ///   ``AnyDefaultsCore/DefaultsError/Code-swift.struct/corrupted`` (with the file's path) when
+    ///   the suite's file is not a valid property list, unless ``Options-swift.struct/recoverCorruptedFile``
+    ///   is set; ``AnyDefaultsCore/DefaultsError/Code-swift.struct/permissionDenied`` or
+    ///   ``AnyDefaultsCore/DefaultsError/Code-swift.struct/ioFailure`` when the file cannot be read.
+    public init(suiteName: String? = nil, options: Options = Options()) throws(DefaultsError) {
+        if let suiteName { try Self.validate(suiteName: suiteName) }
+        self.suiteName = suiteName
+        self.options = options
+        let store = Self.store(forSuite: suiteName)
+        self.store = store
+        instanceID = store.listeners.register(broadcaster)
+        watching = store.watch()
+        // Read the suite now, so that a damaged file is reported here rather than on first use.
+        try store.refresh(options: options)
+    }
+
+    deinit {
+        store.listeners.unregister(instanceID)
+    }
+
+    /// The suite's property-list file, where the provider reads and writes it (Linux); `nil` on
+    /// Apple platforms, where `cfprefsd` owns the file.
+    public var fileURL: URL? { store.fileURL }
+
+    /// What the provider promises: persistent and safe for several processes everywhere; where it
+    /// writes the suite file itself (not on Apple platforms), also atomic batches, across a crash
+    /// too, and events for changes other processes make (``AnyDefaultsCore/DefaultsCapabilities/externalChanges``,
+    /// when the file can be watched).
+    public var capabilities: DefaultsCapabilities {
+        watching ? Self.supportedCapabilities : Self.supportedCapabilities.subtracting(.externalChanges)
+    }
+
+    /// The ``capabilities`` of a provider on this platform whose suite file can be watched.
+    public static var supportedCapabilities: DefaultsCapabilities {
+        #if canImport(Darwin)
+        [.persistent, .multiProcess]
+        #else
+        [.persistent, .atomicBatch, .multiProcess, .externalChanges]
+        #endif
+    }
+
+    public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        try store.value(forKey: DefaultsValidation.canonicalKey(key, backend: Self.backend), options: options)
+    }
+
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        try apply([.set(key, value)])
+    }
+
+    public func removeValue(forKey key: String) throws(DefaultsError) {
+        try apply([.remove(key)])
+    }
+
+    public func keys() throws(DefaultsError) -> [String] {
+        Array(try store.allValues(options: options).keys)
+    }
+
+    public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        try store.allValues(options: options)
+    }
+
+    public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        guard !changes.isEmpty else { return }
+        try store.apply(changes, from: instanceID, options: options)
+    }
+
+    /// Removes every key of the suite, also entries written by other software that
+    /// `DefaultsValue` cannot represent.
+    public func removeAll() throws(DefaultsError) {
+        try store.apply(nil, from: instanceID, options: options)
+    }
+
+    public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        broadcaster.observe(handler)
+    }
+
+    /// Reads the suite again now, rather than within ``Options-swift.struct/refreshInterval``,
+    /// and reports changes made by other processes, or by plain `UserDefaults` code that
+    /// synchronized, as ``AnyDefaultsCore/DefaultsChangeEvent/Origin-swift.enum/external`` events.
+    /// Does nothing on Apple platforms, where reads are always current.
+    public func refresh() throws(DefaultsError) {
+        try store.refresh(options: options)
+    }
+
+    /// The file in which Foundation keeps `suiteName` (or the standard suite, for `nil`) on this
+    /// platform, or `nil` on Apple platforms, where `cfprefsd` owns the files.
+    public static func propertyListURL(forSuite suiteName: String?) throws(DefaultsError) -> URL? {
+        if let suiteName { try validate(suiteName: suiteName) }
+        #if canImport(Darwin)
+        return nil
+        #else
+        return URL(fileURLWithPath: PreferencesLocation.file(forSuite: suiteName).path)
+        #endif
+    }
+
+    /// Deletes the suite `suiteName` with everything in it, as
+    /// `UserDefaults.removePersistentDomain(forName:)` does. Open providers on it see it empty
+    /// from their next refresh.
+    ///
+    /// ```swift
+    /// try UserDefaultsProvider.removeSuite(named: "com.example.tests.\(id)")
+    /// ```
+    public static func removeSuite(named suiteName: String, lockTimeout: Duration = .seconds(10)) throws(DefaultsError) {
+        try validate(suiteName: suiteName)
+        #if canImport(Darwin)
+        PreferencesDomainStore.removeSuite(suiteName)
+        #else
+        try PropertyListFileStore.removeSuite(
+            PreferencesLocation.file(forSuite: suiteName), suiteName: suiteName, lockTimeout: lockTimeout)
+        #endif
+    }
+
+    // MARK: Internals
+
+    private static func store(forSuite suiteName: String?) -> Store {
+        #if canImport(Darwin)
+        return StoreRegistry.store(forKey: suiteName ?? "") { PreferencesDomainStore(suiteName: suiteName) }
+        #else
+        let file = PreferencesLocation.file(forSuite: suiteName)
+        return StoreRegistry.store(forKey: file.path) { PropertyListFileStore(file: file, suiteName: suiteName) }
+        #endif
+    }
+
+    /// Rejects names Foundation does not treat as a suite of its own, or cannot use as a file name.
+    static func validate(suiteName: String) throws(DefaultsError) {
+        func reject(_ reason: String) -> DefaultsError {
+            DefaultsError(
+                .invalidConfiguration,
+                "The suite name \(suiteName.debugDescription) \(reason). Pass nil for the standard suite, or a name such as \"com.example.app\".",
+                backend: backend)
+        }
+        if suiteName.isEmpty { throw reject("is empty") }
+        let reserved = [
+            UserDefaults.globalDomain, UserDefaults.argumentDomain, UserDefaults.registrationDomain,
+            ".GlobalPreferences", "kCFPreferencesAnyApplication", "kCFPreferencesCurrentApplication",
+        ]
+        if reserved.contains(suiteName) { throw reject("names one of Foundation's own domains") }
+        if suiteName == "." || suiteName == ".." || suiteName.contains("/") || suiteName.contains("\0") {
+            throw reject("cannot be a file name (it is \".\" or \"..\", or holds \"/\" or a NUL)")
+        }
+        if suiteName.utf8.count > 249 {
+            throw reject("is longer than 249 bytes of UTF-8, which leaves no room for \".plist\" in a file name")
+        }
+    }
+
+    /// A cheap monotonic clock for freshness checks and lock timeouts, in nanoseconds.
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+        #else
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        #endif
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+}

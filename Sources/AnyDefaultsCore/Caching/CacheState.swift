@@ -1,0 +1,268 @@
+/// The bookkeeping of a ``CachingProvider``, always used under its `Mutex`: the cached answers,
+/// the statistics, and what keeps them coherent with the upstream provider.
+///
+/// The upstream is called without holding the lock, so reads that fill the cache and writes may
+/// overlap. Coherence rests on a logical clock:
+/// - Everything that can make a cached answer wrong (a write starting or finishing, an
+///   invalidation, an event from the upstream) ticks the clock and stamps the keys it touches,
+///   or the whole cache. A key's entry is removed when a write to it starts.
+/// - A read that misses takes a ticket (the clock's time) before it reads the upstream. It may
+///   cache what it read only if no stamp on that key, or on the whole cache, is later than its
+///   ticket and no write is in flight: then nothing changed the key while it was reading.
+/// - A write caches its value when it finishes only if no other write to the key overlapped it
+///   and nothing stamped the key meanwhile; overlapping writes may land in the upstream in either
+///   order, so they leave the key uncached and the next read fetches the winner.
+///
+/// So an entry is present only while no write to its key is in flight, and it holds what the
+/// upstream holds, up to changes the upstream has not reported yet.
+struct CacheState {
+    /// A point in the logical clock.
+    typealias Ticket = UInt64
+
+    /// What is going on for one key: kept only while a read or write of it is in flight.
+    private struct Activity {
+        var writers = 0
+        var fillers = 0
+        /// The last time something could have changed this key.
+        var stamp: Ticket = 0
+        /// The value the latest write started stores (`nil`: a removal): the upstream's event
+        /// for it is expected and does not stamp the key.
+        var expected: DefaultsValue?
+
+        var isIdle: Bool { writers == 0 && fillers == 0 }
+    }
+
+    /// The outcome of a lookup.
+    enum Lookup {
+        /// The cached answer; `nil` is a cached absence.
+        case hit(DefaultsValue?)
+        /// Not cached: read the upstream, then call ``finishFill(_:ticket:value:)``.
+        case miss(Ticket)
+    }
+
+    /// A batch that is to reach the upstream, with the changes that remain once redundant ones
+    /// are skipped.
+    struct Batch {
+        var changes: [DefaultsChange]
+        var ticket: Ticket
+    }
+
+    /// Cached answers by key; a `nil` value is a cached absence (the nil sentinel). Swift's
+    /// `String` equality is canonical equivalence, the same key identity as the provider contract,
+    /// so a key in any normalization form finds its entry.
+    private var entries: [String: DefaultsValue?] = [:]
+    private var activity: [String: Activity] = [:]
+    private var clock: Ticket = 0
+    /// The last time something could have changed every key.
+    private var globalStamp: Ticket = 0
+    /// ``CachingProvider/removeAll()`` calls in flight.
+    private var globalWriters = 0
+    /// Writes in flight of any kind, each key of a batch counted.
+    private var writesInFlight = 0
+
+    var statistics = CacheStatistics()
+
+    // MARK: Reads
+
+    /// The cached answer for `key`, or a ticket to fetch it with.
+    mutating func lookup(_ key: String) -> Lookup {
+        if let cached = entries[key] {
+            statistics.hits &+= 1
+            return .hit(cached)
+        }
+        statistics.misses &+= 1
+        activity[key, default: Activity()].fillers += 1
+        return .miss(clock)
+    }
+
+    /// Caches what a read that missed found in the upstream, unless something may have changed
+    /// the key since the read took its ticket.
+    mutating func finishFill(_ key: String, ticket: Ticket, value: DefaultsValue?) {
+        guard var record = activity[key] else { return }
+        record.fillers -= 1
+        if record.writers == 0, record.stamp <= ticket, isQuiet(since: ticket), entries[key] == nil {
+            entries[key] = .some(value)
+        }
+        store(record, for: key)
+    }
+
+    /// Ends a read that missed and failed.
+    mutating func abandonFill(_ key: String) {
+        guard var record = activity[key] else { return }
+        record.fillers -= 1
+        store(record, for: key)
+    }
+
+    /// A ticket for loading many keys at once (``CachingProvider/preload()``).
+    var bulkTicket: Ticket { clock }
+
+    /// Caches `values`, read from the upstream after `ticket` was taken, if nothing at all may
+    /// have changed since. Returns whether it did.
+    mutating func finishBulkFill(_ values: [String: DefaultsValue], ticket: Ticket) -> Bool {
+        guard clock == ticket, writesInFlight == 0 else { return false }
+        for (key, value) in values where entries[key] == nil {
+            entries[key] = .some(value)
+        }
+        return true
+    }
+
+    // MARK: Writes
+
+    /// Starts writing `value` (`nil`: removing) under `key`, or returns `nil` when the cache
+    /// already holds that answer, in which case the write is skipped.
+    mutating func beginWrite(_ key: String, value: DefaultsValue?) -> Ticket? {
+        // A present entry means no write to the key is in flight, so it is what the store holds.
+        if let cached = entries[key], cached == value {
+            statistics.skippedWrites &+= 1
+            return nil
+        }
+        statistics.writes &+= 1
+        let ticket = tick()
+        startWriting(key, value: value, at: ticket)
+        return ticket
+    }
+
+    /// Ends a write begun with ``beginWrite(_:value:)``.
+    mutating func finishWrite(_ key: String, value: DefaultsValue?, ticket: Ticket, succeeded: Bool) {
+        endWriting(key, value: value, ticket: ticket, succeeded: succeeded)
+        let now = tick()
+        activity[key]?.stamp = now
+    }
+
+    /// Starts a batch: drops the changes that would leave a key as the cache knows it already
+    /// is, and returns the rest, or `nil` when nothing remains to write.
+    mutating func beginBatch(_ changes: [DefaultsChange]) -> Batch? {
+        var remaining: [DefaultsChange] = []
+        remaining.reserveCapacity(changes.count)
+        // What each key holds at this point of the batch, where known.
+        var known: [String: DefaultsValue?] = [:]
+        for change in changes {
+            if let current = known[change.key] ?? entries[change.key], current == change.value {
+                continue
+            }
+            known[change.key] = .some(change.value)
+            remaining.append(change)
+        }
+        statistics.skippedWrites &+= changes.count - remaining.count
+        guard !remaining.isEmpty else { return nil }
+        statistics.writes &+= remaining.count
+        let ticket = tick()
+        for change in remaining {
+            startWriting(change.key, value: change.value, at: ticket)
+        }
+        return Batch(changes: remaining, ticket: ticket)
+    }
+
+    /// Ends a batch begun with ``beginBatch(_:)``.
+    mutating func finishBatch(_ batch: Batch, succeeded: Bool) {
+        // A key changed twice in the batch counts two writers; only its last change leaves it
+        // without writers, and that change's value is what the batch left.
+        for change in batch.changes {
+            endWriting(change.key, value: change.value, ticket: batch.ticket, succeeded: succeeded)
+        }
+        let now = tick()
+        for change in batch.changes {
+            activity[change.key]?.stamp = now
+        }
+    }
+
+    /// Starts removing every key.
+    mutating func beginRemoveAll() {
+        statistics.writes &+= 1
+        entries.removeAll()
+        globalWriters += 1
+        writesInFlight += 1
+        globalStamp = tick()
+    }
+
+    /// Ends a removal of every key.
+    mutating func finishRemoveAll() {
+        globalWriters -= 1
+        writesInFlight -= 1
+        globalStamp = tick()
+    }
+
+    // MARK: Invalidation and events
+
+    /// Forgets `key`; a read in flight will not cache what it found.
+    mutating func invalidate(_ key: String) {
+        entries.removeValue(forKey: key)
+        let now = tick()
+        activity[key]?.stamp = now
+    }
+
+    /// Forgets every key; no read in flight will cache what it found.
+    mutating func invalidateAll() {
+        entries.removeAll()
+        globalStamp = tick()
+    }
+
+    /// Takes in an event from the upstream: forgets the key unless the event is known to agree
+    /// with the cache.
+    ///
+    /// An external change always invalidates the key. A local one (made through the upstream
+    /// instance) agrees when the cache already holds its value, or when it reports the one write
+    /// in flight on the key; anything else (a write made on the upstream directly, bypassing the
+    /// cache) invalidates the key.
+    mutating func absorb(_ event: DefaultsChangeEvent) {
+        if event.origin == .local {
+            if let cached = entries[event.key], cached == event.newValue { return }
+            // Accepting it can at most let that write cache its value, which is then what the
+            // upstream holds: any other change to the key reports a different value or stamps it.
+            if let record = activity[event.key], record.writers == 1, globalWriters == 0,
+                record.expected == event.newValue
+            {
+                return
+            }
+        }
+        invalidate(event.key)
+    }
+
+    // MARK: Inspection
+
+    /// What the cache holds for `key`, without reading the upstream or counting a hit: `nil` when
+    /// it holds nothing, `.some(nil)` for a cached absence.
+    func peek(_ key: String) -> DefaultsValue?? {
+        entries[key]
+    }
+
+    /// The number of keys with a cached answer, absence included.
+    var count: Int { entries.count }
+
+    // MARK: Helpers
+
+    private mutating func tick() -> Ticket {
+        clock &+= 1
+        return clock
+    }
+
+    /// Whether nothing touched every key since `ticket` and no removal of every key is in flight.
+    private func isQuiet(since ticket: Ticket) -> Bool {
+        globalWriters == 0 && globalStamp <= ticket
+    }
+
+    private mutating func startWriting(_ key: String, value: DefaultsValue?, at ticket: Ticket) {
+        entries.removeValue(forKey: key)
+        writesInFlight += 1
+        var record = activity[key] ?? Activity()
+        record.writers += 1
+        record.stamp = ticket
+        record.expected = value
+        activity[key] = record
+    }
+
+    private mutating func endWriting(_ key: String, value: DefaultsValue?, ticket: Ticket, succeeded: Bool) {
+        writesInFlight -= 1
+        guard var record = activity[key] else { return }
+        record.writers -= 1
+        // Alone on the key from start to finish: the upstream holds exactly this value.
+        if succeeded, record.writers == 0, record.stamp == ticket, isQuiet(since: ticket) {
+            entries[key] = .some(value)
+        }
+        store(record, for: key)
+    }
+
+    private mutating func store(_ record: Activity, for key: String) {
+        activity[key] = record.isIdle ? nil : record
+    }
+}

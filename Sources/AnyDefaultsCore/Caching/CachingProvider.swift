@@ -1,0 +1,184 @@
+import Synchronization
+
+/// A read-through, write-through cache in front of any provider, itself a provider.
+///
+/// - A read answered from the cache costs a lock and a dictionary lookup. A read that misses
+///   asks the upstream once and remembers the answer, absence included.
+/// - A write goes to the upstream first; the cache changes only if it succeeded. A write of the
+///   value the cache already holds (or the removal of a key it knows is absent) is skipped: the
+///   upstream is not called and no event is sent. A batch skips such changes and passes the rest
+///   on as one batch.
+/// - Reads, writes and invalidations may overlap from any number of threads: once the writes
+///   are done, the cache never serves a value the upstream no longer holds.
+/// - Observers receive the upstream's events, each once; an external change (another instance
+///   or process, where the upstream reports it) first invalidates the keys it touched.
+///
+/// Write through the cache, not to the upstream directly: the cache learns of direct writes only
+/// through the upstream's events.
+///
+/// ```swift
+/// let store = try SQLiteProvider(path: path).cached()
+/// try store.setValue(.string("dark"), forKey: "ui.theme")
+/// let theme = try store.value(forKey: "ui.theme")      // from the cache
+/// try store.setValue(.string("dark"), forKey: "ui.theme")  // skipped: already stored
+/// print(store.statistics)
+/// ```
+public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider {
+    /// The provider this cache reads from and writes to.
+    public let upstream: Upstream
+
+    private let core: Core
+    private let subscription: DefaultsObservation
+
+    /// What the upstream's observer needs, held apart from the provider so that the observer
+    /// does not keep the provider alive.
+    private final class Core: Sendable {
+        let state = Mutex(CacheState())
+        let broadcaster = ChangeBroadcaster()
+
+        func relay(_ event: DefaultsChangeEvent) {
+            state.withLock { $0.absorb(event) }
+            broadcaster.publish(CollectionOfOne(event))
+        }
+    }
+
+    /// Creates a cache in front of `upstream`. Nothing is read until asked for; see
+    /// ``preload()`` to load every key at once.
+    public init(_ upstream: Upstream) {
+        self.upstream = upstream
+        let core = Core()
+        self.core = core
+        subscription = upstream.observe { [weak core] event in core?.relay(event) }
+    }
+
+    public var capabilities: DefaultsCapabilities { upstream.capabilities }
+
+    // MARK: Reads
+
+    public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        // No canonicalization here: String equality is canonical equivalence already, and the
+        // upstream validates and canonicalizes the keys that reach it.
+        switch core.state.withLock({ $0.lookup(key) }) {
+        case .hit(let value):
+            return value
+        case .miss(let ticket):
+            return try fill(key, ticket: ticket)
+        }
+    }
+
+    private func fill(_ key: String, ticket: CacheState.Ticket) throws(DefaultsError) -> DefaultsValue? {
+        let value: DefaultsValue?
+        do {
+            value = try upstream.value(forKey: key)
+        } catch {
+            core.state.withLock { $0.abandonFill(key) }
+            throw error
+        }
+        core.state.withLock { $0.finishFill(key, ticket: ticket, value: value) }
+        return value
+    }
+
+    public func keys() throws(DefaultsError) -> [String] {
+        try upstream.keys()
+    }
+
+    public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        try upstream.allValues()
+    }
+
+    // MARK: Writes
+
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        try write(value, forKey: key)
+    }
+
+    public func removeValue(forKey key: String) throws(DefaultsError) {
+        try write(nil, forKey: key)
+    }
+
+    private func write(_ value: DefaultsValue?, forKey key: String) throws(DefaultsError) {
+        guard let ticket = core.state.withLock({ $0.beginWrite(key, value: value) }) else { return }
+        do {
+            if let value {
+                try upstream.setValue(value, forKey: key)
+            } else {
+                try upstream.removeValue(forKey: key)
+            }
+        } catch {
+            core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: false) }
+            throw error
+        }
+        core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: true) }
+    }
+
+    public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        guard let batch = core.state.withLock({ $0.beginBatch(changes) }) else { return }
+        do {
+            try upstream.apply(batch.changes)
+        } catch {
+            core.state.withLock { $0.finishBatch(batch, succeeded: false) }
+            throw error
+        }
+        core.state.withLock { $0.finishBatch(batch, succeeded: true) }
+    }
+
+    public func removeAll() throws(DefaultsError) {
+        core.state.withLock { $0.beginRemoveAll() }
+        defer { core.state.withLock { $0.finishRemoveAll() } }
+        try upstream.removeAll()
+    }
+
+    // MARK: Events
+
+    public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        core.broadcaster.observe(handler)
+    }
+
+    // MARK: Cache control
+
+    /// What the cache has done since it was created or ``resetStatistics()`` was called.
+    public var statistics: CacheStatistics {
+        core.state.withLock { $0.statistics }
+    }
+
+    /// Sets every counter of ``statistics`` back to zero.
+    public func resetStatistics() {
+        core.state.withLock { $0.statistics = CacheStatistics() }
+    }
+
+    /// The number of keys with a cached answer, absences included.
+    public var cachedKeyCount: Int {
+        core.state.withLock { $0.count }
+    }
+
+    /// Forgets what the cache holds for `key`, so the next read asks the upstream. Use it when
+    /// the store was changed behind the upstream's back in a way it does not report.
+    public func invalidate(_ key: String) {
+        core.state.withLock { $0.invalidate(key) }
+    }
+
+    /// Forgets everything the cache holds.
+    public func invalidateAll() {
+        core.state.withLock { $0.invalidateAll() }
+    }
+
+    /// Loads every key of the upstream into the cache with one ``DefaultsProvider/allValues()``
+    /// call, so that later reads of them are hits.
+    ///
+    /// Best effort under concurrency: if writes or invalidations overlap the load, what it read
+    /// may be out of date, so it tries again, and after a few attempts leaves the cache to fill
+    /// key by key.
+    public func preload() throws(DefaultsError) {
+        for _ in 0..<3 {
+            let ticket = core.state.withLock { $0.bulkTicket }
+            let values = try upstream.allValues()
+            if core.state.withLock({ $0.finishBulkFill(values, ticket: ticket) }) { return }
+        }
+    }
+
+    /// What the cache holds for `key`, without asking the upstream or counting a hit: `nil` when
+    /// nothing is cached, `.some(nil)` for a cached absence. For tests and diagnostics.
+    package func cachedEntry(forKey key: String) -> DefaultsValue?? {
+        core.state.withLock { $0.peek(key) }
+    }
+}

@@ -1,0 +1,280 @@
+import Logging
+import Synchronization
+
+/// A settings store with the shape of `UserDefaults`, over any ``DefaultsProvider``.
+///
+/// ```swift
+/// let defaults = Defaults(InMemoryProvider())          // or any backend
+///
+/// defaults.set(true, forKey: "onboarded")
+/// let onboarded = defaults.bool(forKey: "onboarded")
+///
+/// extension DefaultsKeys {
+///     static let volume = DefaultsKey<Double>("volume", default: 0.5)
+/// }
+/// defaults[.volume] = 0.8                               // typed keys
+///
+/// defaults.setCodable(layout, forKey: "layout")        // any Codable value
+/// let ui = defaults.scoped("ui.")                       // keys under "ui."
+/// ```
+///
+/// ## Errors
+/// The methods here never throw. A failure (the backend cannot be read, a stored value does not
+/// have the requested type) is sent to the ``ErrorHandler`` given at creation — by default a
+/// swift-log `Logger` labelled `"AnyDefaults"` — and the read returns its fallback: the key's
+/// default, or what `UserDefaults` returns (`0`, `false`, `nil`). A stored value that fails to
+/// decode is left in place unless ``DecodingFailurePolicy/removeValue`` says otherwise. For the
+/// errors themselves, use the same operations through ``throwing``:
+///
+/// ```swift
+/// let volume = try defaults.throwing.value(for: .volume)
+/// ```
+///
+/// ## Registered defaults
+/// ``register(defaults:)`` values are read when the store holds nothing for a key, before a typed
+/// key's own default, as with `UserDefaults`. They are kept in memory, never stored.
+///
+/// ## Threads
+/// `Defaults` is `Sendable`: use one instance from any thread or task.
+public final class Defaults: Sendable {
+    /// Receives the errors of the non-throwing methods.
+    public typealias ErrorHandler = @Sendable (DefaultsError) -> Void
+
+    /// What a non-throwing read does with a stored value that cannot be read as the requested
+    /// type (``DefaultsError/Code-swift.struct/typeMismatch`` or
+    /// ``DefaultsError/Code-swift.struct/decodingFailed``). Either way the error is reported
+    /// and the default returned.
+    public enum DecodingFailurePolicy: Sendable, Hashable {
+        /// Leave the stored value alone. The default: another part of the program, or a newer
+        /// version of it, may read that value as another type.
+        case keepValue
+        /// Remove the stored value, so that later reads give the default without an error.
+        case removeValue
+    }
+
+    /// The provider this instance reads and writes: the one it was created with, behind a
+    /// ``CachingProvider`` unless that was turned off.
+    public let provider: any DefaultsProvider
+    /// The prefix put in front of every key, from ``scoped(_:)``; empty for an unscoped instance.
+    public let prefix: String
+
+    @usableFromInline let shared: Shared
+
+    /// State shared by an instance and the scoped instances made from it.
+    @usableFromInline final class Shared: Sendable {
+        let registered = Mutex<[String: DefaultsValue]>([:])
+        @usableFromInline let decoded = DecodedValueCache()
+        let errorHandler: ErrorHandler
+        let decodingFailurePolicy: DecodingFailurePolicy
+        /// The cache in front of the provider, if there is one.
+        let cache: (any CacheControl)?
+
+        init(errorHandler: @escaping ErrorHandler, decodingFailurePolicy: DecodingFailurePolicy, cache: (any CacheControl)?) {
+            self.errorHandler = errorHandler
+            self.decodingFailurePolicy = decodingFailurePolicy
+            self.cache = cache
+        }
+    }
+
+    /// Creates a store over `provider`.
+    ///
+    /// ```swift
+    /// let defaults = Defaults(try SQLiteProvider(path: path))
+    /// let uncached = Defaults(InMemoryProvider(), cached: false)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cached: whether to put a ``CachingProvider`` in front of `provider` (unless it is one
+    ///     already), so that repeated reads cost a lock and a lookup. On by default. Write through
+    ///     this instance (or the cache) rather than to `provider` directly: the cache learns of
+    ///     direct writes only through the provider's change events.
+    ///   - errorHandler: receives the errors of the non-throwing methods; by default they are
+    ///     logged with swift-log (see ``logErrors``).
+    ///   - decodingFailurePolicy: what to do with a stored value that cannot be read as the
+    ///     requested type; by default it is kept.
+    public convenience init(
+        _ provider: some DefaultsProvider,
+        cached: Bool = true,
+        errorHandler: @escaping ErrorHandler = Defaults.logErrors,
+        decodingFailurePolicy: DecodingFailurePolicy = .keepValue
+    ) {
+        let store: any DefaultsProvider = if cached, !(provider is any CacheControl) { provider.cached() } else { provider }
+        self.init(
+            provider: store, prefix: "",
+            shared: Shared(errorHandler: errorHandler, decodingFailurePolicy: decodingFailurePolicy, cache: store as? any CacheControl))
+    }
+
+    init(provider: any DefaultsProvider, prefix: String, shared: Shared) {
+        self.provider = provider
+        self.prefix = prefix
+        self.shared = shared
+    }
+
+    /// A view of this store whose keys all start with `prefix`: `scoped("ui.")` reads and
+    /// writes `"theme"` as `"ui.theme"`, lists only the keys under `"ui."` (without the prefix)
+    /// and removes only those. Scopes nest, and share registered defaults and the error handler.
+    ///
+    /// ```swift
+    /// let ui = defaults.scoped("ui.")
+    /// ui.set("dark", forKey: "theme")              // stored as "ui.theme"
+    /// ui.removeAll()                               // removes "ui.*" only
+    /// ```
+    public func scoped(_ prefix: String) -> Defaults {
+        Defaults(provider: provider, prefix: self.prefix + prefix, shared: shared)
+    }
+
+    /// The same operations, throwing their errors instead of reporting them.
+    public var throwing: ThrowingDefaults { ThrowingDefaults(self) }
+
+    /// The default error handler: logs each error with a swift-log `Logger` labelled
+    /// `"AnyDefaults"`, at `error` level, with the code, backend and key as metadata. Stored
+    /// values never appear in the message.
+    public static let logErrors: ErrorHandler = { error in
+        var metadata: Logger.Metadata = ["code": "\(error.code)", "backend": "\(error.backend)"]
+        if let key = error.key { metadata["key"] = "\(key)" }
+        logger.error("\(error.description)", metadata: metadata)
+    }
+
+    private static let logger = Logger(label: "AnyDefaults")
+
+    // MARK: Internals shared by the throwing and the non-throwing API
+    //
+    // The read path of typed keys is inlinable, so that it is specialized for the value type in
+    // the caller's module: a typed read of a scalar then costs little more than the provider's
+    // own read (see Benchmarks/Benchmarks/FacadeBenchmarks).
+
+    /// The key as stored: the scope's prefix and `name`.
+    @inlinable
+    func fullKey(_ name: String) -> String {
+        prefix.isEmpty ? name : prefix + name
+    }
+
+    /// Sends `error` to the handler.
+    @usableFromInline
+    func report(_ error: DefaultsError) {
+        shared.errorHandler(error)
+    }
+
+    /// Reports a failed read and returns `fallback`, removing the stored value first if the
+    /// policy asks for that and the value could not be decoded.
+    @usableFromInline
+    func recover<T>(_ error: DefaultsError, fullKey: String, fallback: T) -> T {
+        report(error)
+        if shared.decodingFailurePolicy == .removeValue,
+           error.code == .typeMismatch || error.code == .decodingFailed {
+            do {
+                try provider.removeValue(forKey: fullKey)
+            } catch {
+                report(error)
+            }
+            shared.decoded.remove(forKey: fullKey)
+        }
+        return fallback
+    }
+
+    /// The stored value for a full key, or else its registered default.
+    @inlinable
+    func lookup(_ fullKey: String) throws(DefaultsError) -> DefaultsValue? {
+        if let stored = try provider.value(forKey: fullKey) { return stored }
+        return registeredValue(fullKey)
+    }
+
+    @usableFromInline
+    func registeredValue(_ fullKey: String) -> DefaultsValue? {
+        shared.registered.withLock { $0[fullKey] }
+    }
+
+    /// Reads `T` through its ``DefaultsSerializable`` conformance; `nil` if nothing is stored
+    /// or registered.
+    @inlinable
+    func read<T: DefaultsSerializable>(_ type: T.Type, fullKey: String) throws(DefaultsError) -> T? {
+        guard let stored = try lookup(fullKey) else {
+            if T.cachesDecodedValue { forgetDecoded(fullKey) }
+            return nil
+        }
+        if T.cachesDecodedValue { return try readCaching(T.self, fullKey: fullKey, stored: stored) }
+        do {
+            return try T(defaultsValue: stored)
+        } catch {
+            throw error.located(at: fullKey)
+        }
+    }
+
+    @inlinable
+    func readCaching<T: DefaultsSerializable>(_ type: T.Type, fullKey: String, stored: DefaultsValue) throws(DefaultsError) -> T {
+        try decodeCaching(T.self, method: .bridge, fullKey: fullKey, stored: stored) { value throws(DefaultsError) in
+            try T(defaultsValue: value)
+        }
+    }
+
+    @usableFromInline
+    func forgetDecoded(_ fullKey: String) {
+        shared.decoded.remove(forKey: fullKey)
+    }
+
+    /// Reads `T` as `Codable`; `nil` if nothing is stored or registered.
+    func readCodable<T: Decodable & Sendable>(
+        _ type: T.Type, fullKey: String, strategy: DefaultsCodingStrategy
+    ) throws(DefaultsError) -> T? {
+        guard let stored = try lookup(fullKey) else {
+            shared.decoded.remove(forKey: fullKey)
+            return nil
+        }
+        let decoder = DefaultsDecoder(strategy: strategy)
+        return try decodeCaching(T.self, method: .codable(strategy), fullKey: fullKey, stored: stored) { value throws(DefaultsError) in
+            try decoder.decode(T.self, from: value)
+        }
+    }
+
+    /// Decodes `stored`, or returns the value decoded from an equal stored value before.
+    @inlinable
+    func decodeCaching<T: Sendable>(
+        _ type: T.Type, method: DecodedValueCache.Method, fullKey: String, stored: DefaultsValue,
+        _ decode: (DefaultsValue) throws(DefaultsError) -> T
+    ) throws(DefaultsError) -> T {
+        if let cached = shared.decoded.value(T.self, method: method, forKey: fullKey, source: stored) {
+            return cached
+        }
+        do {
+            let value = try decode(stored)
+            shared.decoded.store(value, method: method, forKey: fullKey, source: stored)
+            return value
+        } catch {
+            throw error.located(at: fullKey)
+        }
+    }
+
+    /// Stores `value` (a `nil` removes the key).
+    func write<T: DefaultsSerializable>(_ value: T, fullKey: String) throws(DefaultsError) {
+        if isAbsent(value) { return try remove(fullKey: fullKey) }
+        let stored: DefaultsValue
+        do {
+            stored = try value.defaultsValue
+        } catch {
+            throw error.located(at: fullKey)
+        }
+        try store(stored, fullKey: fullKey, cachesDecodedValue: T.cachesDecodedValue)
+    }
+
+    /// Stores an already encoded value.
+    func store(_ stored: DefaultsValue, fullKey: String, cachesDecodedValue: Bool = true) throws(DefaultsError) {
+        try provider.setValue(stored, forKey: fullKey)
+        if cachesDecodedValue { shared.decoded.remove(forKey: fullKey) }
+    }
+
+    func remove(fullKey: String) throws(DefaultsError) {
+        try provider.removeValue(forKey: fullKey)
+        shared.decoded.remove(forKey: fullKey)
+    }
+}
+
+extension DefaultsError {
+    /// This error, naming `key` as its key and, for errors of the coder layer, at the start of
+    /// the path inside the value.
+    @usableFromInline
+    func located(at key: String) -> DefaultsError {
+        var error = [DefaultsEncoder.backend, DefaultsDecoder.backend, bridgeBackend].contains(backend) ? inside(key) : self
+        error.key = error.key ?? key
+        return error
+    }
+}

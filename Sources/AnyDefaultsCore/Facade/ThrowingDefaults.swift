@@ -1,0 +1,136 @@
+/// The operations of a ``Defaults`` that throw their errors, for callers who want to handle
+/// them; get one from ``Defaults/throwing``.
+///
+/// ```swift
+/// do {
+///     let layout = try defaults.throwing.value(for: .layout)
+///     try defaults.throwing.set(layout.adding(column), for: .layout)
+/// } catch where error.code == .decodingFailed {
+///     print(error.message)          // "Cannot decode Layout at layout.columns[2]: ..."
+/// }
+/// ```
+///
+/// Absent keys are not errors: typed keys give their default, other reads give `nil`.
+public struct ThrowingDefaults: Sendable {
+    /// The store these operations act on.
+    public let defaults: Defaults
+
+    init(_ defaults: Defaults) {
+        self.defaults = defaults
+    }
+
+    // MARK: Typed keys
+
+    /// The value stored for `key`, or else its registered default, or else `key.defaultValue`.
+    ///
+    /// - Throws: the provider's errors; ``DefaultsError/Code-swift.struct/typeMismatch`` or
+    ///   ``DefaultsError/Code-swift.struct/decodingFailed`` if the stored value cannot be read
+    ///   as `Value`.
+    @inlinable
+    public func value<Value>(for key: DefaultsKey<Value>) throws(DefaultsError) -> Value {
+        try defaults.read(Value.self, fullKey: defaults.fullKey(key.name)) ?? key.defaultValue
+    }
+
+    /// The value of `key`, as ``value(for:)``.
+    @inlinable
+    public subscript<Value>(key: DefaultsKey<Value>) -> Value {
+        get throws(DefaultsError) { try value(for: key) }
+    }
+
+    /// Stores `value` for `key`; for an optional `Value`, `nil` removes the stored value.
+    public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws(DefaultsError) {
+        try defaults.write(value, fullKey: defaults.fullKey(key.name))
+    }
+
+    /// Removes the stored value of `key`, so that it reads as its default again.
+    public func reset<Value>(_ key: DefaultsKey<Value>) throws(DefaultsError) {
+        try defaults.remove(fullKey: defaults.fullKey(key.name))
+    }
+
+    // MARK: Keys by name
+
+    /// The value stored under `key`, or else its registered default; `nil` if neither exists.
+    public func value(forKey key: some DefaultsKeyName) throws(DefaultsError) -> DefaultsValue? {
+        try defaults.lookup(defaults.fullKey(key.defaultsKeyName))
+    }
+
+    /// The value under `key` read as `Value`; `nil` if nothing is stored or registered.
+    ///
+    /// ```swift
+    /// let count: Int? = try defaults.throwing.value(forKey: "launchCount")
+    /// ```
+    public func value<Value: DefaultsSerializable>(
+        _ type: Value.Type = Value.self, forKey key: some DefaultsKeyName
+    ) throws(DefaultsError) -> Value? {
+        try defaults.read(Value.self, fullKey: defaults.fullKey(key.defaultsKeyName))
+    }
+
+    /// Stores `value` under `key`; a `nil` removes the key.
+    public func set<Value: DefaultsSerializable>(_ value: Value, forKey key: some DefaultsKeyName) throws(DefaultsError) {
+        try defaults.write(value, fullKey: defaults.fullKey(key.defaultsKeyName))
+    }
+
+    /// The `Codable` value under `key`; `nil` if nothing is stored or registered.
+    ///
+    /// Decoding happens once per change of the stored value; later reads reuse the result.
+    public func codable<T: Decodable & Sendable>(
+        _ type: T.Type = T.self, forKey key: some DefaultsKeyName, strategy: DefaultsCodingStrategy = .structured
+    ) throws(DefaultsError) -> T? {
+        try defaults.readCodable(T.self, fullKey: defaults.fullKey(key.defaultsKeyName), strategy: strategy)
+    }
+
+    /// Stores a `Codable` value under `key`; a `nil` removes the key.
+    public func setCodable<T: Encodable>(
+        _ value: T, forKey key: some DefaultsKeyName, strategy: DefaultsCodingStrategy = .structured
+    ) throws(DefaultsError) {
+        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        guard let stored = try DefaultsEncoder(strategy: strategy).encodeIfPresent(value, forKey: fullKey) else {
+            return try defaults.remove(fullKey: fullKey)
+        }
+        try defaults.store(stored, fullKey: fullKey)
+    }
+
+    /// Whether the store holds a value under `key` (registered defaults do not count).
+    public func hasValue(forKey key: some DefaultsKeyName) throws(DefaultsError) -> Bool {
+        try defaults.provider.value(forKey: defaults.fullKey(key.defaultsKeyName)) != nil
+    }
+
+    /// Removes the value under `key`; removing an absent key is no error.
+    public func removeValue(forKey key: some DefaultsKeyName) throws(DefaultsError) {
+        try defaults.remove(fullKey: defaults.fullKey(key.defaultsKeyName))
+    }
+
+    // MARK: Many keys
+
+    /// The stored keys (within the scope, without its prefix), in no particular order.
+    public func keys() throws(DefaultsError) -> [String] {
+        let prefix = defaults.prefix
+        let all = try defaults.provider.keys()
+        guard !prefix.isEmpty else { return all }
+        return all.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
+    }
+
+    /// Removes every stored key that starts with `prefix`, in one batch.
+    ///
+    /// ```swift
+    /// try defaults.throwing.removeValues(withPrefix: "cache.")
+    /// ```
+    public func removeValues(withPrefix prefix: String) throws(DefaultsError) {
+        let fullPrefix = defaults.fullKey(prefix)
+        let doomed = try defaults.provider.keys().filter { $0.hasPrefix(fullPrefix) }
+        if !doomed.isEmpty {
+            try defaults.provider.apply(doomed.map { .remove($0) })
+        }
+        defaults.shared.decoded.removeAll(withPrefix: fullPrefix)
+    }
+
+    /// Removes every stored key (within the scope).
+    public func removeAll() throws(DefaultsError) {
+        if defaults.prefix.isEmpty {
+            try defaults.provider.removeAll()
+            defaults.shared.decoded.removeAll(withPrefix: "")
+        } else {
+            try removeValues(withPrefix: "")
+        }
+    }
+}

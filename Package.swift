@@ -33,8 +33,6 @@ let package = Package(
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
 
-        .executableTarget(name: "AnyDefaultsCLI", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
-
         // MARK: Backends
         .target(name: "AnyDefaultsMemory", dependencies: ["AnyDefaultsCore"], path: "Backends/Memory"),
 
@@ -98,3 +96,14 @@ package.targets += [
 ]
 // The conformance suite runs on the provider too.
 package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsUserDefaults")
+
+// MARK: Command-line tool (issue 12)
+package.dependencies.append(.package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"))
+package.targets += [
+    .executableTarget(
+        name: "AnyDefaultsCLI",
+        dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    // Runs the built `anydefaults` executable as a child process.
+    .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
+]

@@ -8,14 +8,13 @@ struct AnyDefaultsCommand: AsyncParsableCommand {
         commandName: "anydefaults",
         abstract: "Read, write, export and watch settings in any AnyDefaults store.",
         discussion: """
-            The store is named by --store, else by ANYDEFAULTS_STORE, else it is the SQLite store \
+            The store is named by --store, else by ANYDEFAULTS_STORE, else by the JSON file \
+            ANYDEFAULTS_CONFIG names, else it is the SQLite store \
             $XDG_DATA_HOME/anydefaults/defaults.sqlite (~/.local/share/anydefaults/defaults.sqlite).
-            Store strings: memory:, json:PATH, sqlite:PATH, lmdb:DIR, userdefaults:[SUITE], with options \
-            after '?', e.g. sqlite:~/prefs.sqlite?durability=full&cache=off.
+            Store strings: memory:, json:PATH, sqlite:PATH, lmdb:DIR, userdefaults:[SUITE], with \
+            options after '?', e.g. sqlite:~/prefs.sqlite?durability=full&cache=off.
 
-            Exit status: 0 success; 1 key not found; 64 usage or configuration error; 65 bad input \
-            data (a value or an import file); 66 input file missing; 74 store I/O failure or \
-            corruption; 75 store busy; 77 permission denied; 70 anything else.
+            \(ExitStatus.summary)
             """,
         subcommands: [
             ReadCommand.self, WriteCommand.self, DeleteCommand.self, KeysCommand.self,
@@ -23,4 +22,7 @@ struct AnyDefaultsCommand: AsyncParsableCommand {
             BenchCommand.self, VerifyCommand.self, TourCommand.self,
         ]
     )
+
+    // Declared here too so that `anydefaults --store S COMMAND` works.
+    @OptionGroup var store: StoreOptions
 }

@@ -3,7 +3,9 @@ import ArgumentParser
 
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "delete", abstract: "Delete keys, every key under a prefix, or everything (one atomic batch).")
+        commandName: "delete",
+        abstract: "Delete keys, every key under a prefix, or everything, in one atomic batch.",
+        discussion: "Deleting a key that is not there is no error.")
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "The keys to delete.") var keys: [String] = []
@@ -13,7 +15,7 @@ struct DeleteCommand: ParsableCommand {
     func validate() throws {
         let modes = [!keys.isEmpty, prefix != nil, all].filter { $0 }.count
         guard modes == 1 else {
-            throw ValidationError("Give keys, or --prefix P, or --all (exactly one of them).")
+            throw ValidationError("Give KEY..., or --prefix P, or --all (exactly one of them).")
         }
     }
 

@@ -9,8 +9,7 @@ struct KeysCommand: ParsableCommand {
 
     func run() throws {
         let keys = try reportingErrors { try store.open().keys() }
-        for key in keys.sorted() where prefix.map(key.hasPrefix) ?? true {
-            print(key)
-        }
+        let listed = keys.filter { prefix.map($0.hasPrefix) ?? true }.sorted()
+        Console.write(listed.map { $0 + "\n" }.joined())
     }
 }

@@ -9,7 +9,8 @@ enum ValueType: String, ExpressibleByArgument, CaseIterable {
     /// Reads `text` as a value of this type.
     func parse(_ text: String) throws(DefaultsError) -> DefaultsValue {
         func bad(_ expected: String) -> DefaultsError {
-            DefaultsError(.invalidValue, "\"\(text.prefix(80))\" is not \(expected).", backend: "anydefaults")
+            // The text is not quoted: it is meant to be stored, and stored values may be secrets.
+            DefaultsError(.invalidValue, "expected \(expected).", backend: "anydefaults")
         }
         switch self {
         case .string:
@@ -46,7 +47,8 @@ enum ValueType: String, ExpressibleByArgument, CaseIterable {
             }
             return .data(data)
         case .json:
-            return try PlainJSON.parse(text)
+            // Plain JSON, plus the exact tagged forms that `read` prints ({"$date": ...} ...).
+            return try ExactJSON.value(from: text)
         }
     }
 

@@ -8,30 +8,30 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Run the conformance checks on a scratch store of the same kind and options.",
         discussion: """
-            STORE's scheme and options are kept; its location is replaced by a scratch location \
-            (a temporary directory, or a unique suite name), so the store itself is not touched. \
-            Exits 0 when every check passes and 1 when any fails.
+            STORE's scheme and options (cache=off included) are kept; its location is replaced \
+            by scratch storage (a temporary directory, or a unique suite name), removed afterwards, \
+            so the store itself is not touched. The checks are those of the AnyDefaultsTesting \
+            conformance suite, for the capabilities the backend claims. Exits 0 when every check \
+            passes and 1 when any fails.
             """)
 
-    @Argument(help: "The store string to verify, e.g. sqlite:/tmp/x.sqlite?durability=full.") var store: String
+    @Argument(help: "The store string to verify, e.g. json:prefs.json or sqlite:x.sqlite?durability=full.")
+    var store: String
 
     func run() throws {
-        let configuration = try reportingErrors { try StoreConfiguration(parsing: store) }
-        let entry = try reportingErrors { () throws -> ProviderRegistry.Entry in
-            guard let entry = ProviderRegistry.standard.registered.first(where: { $0.scheme == configuration.scheme }) else {
-                _ = try ProviderRegistry.standard.validate(configuration)  // throws the unknown-scheme error
-                throw DefaultsError(.invalidConfiguration, "Unknown scheme.", backend: "anydefaults")
-            }
-            return entry
-        }
-        let probe = try reportingErrors { try StoreOptions.open(scratch(configuration, entry, in: FileManager.default.temporaryDirectory, identifier: "probe-\(UUID().uuidString)")) }
-        let suite = DefaultsConformanceSuite(capabilities: probe.capabilities, cleanup: { storage in
-            if case .optional = entry.location { try? removeScratchSuite(storage.identifier) }
-        }) { storage in
-            try StoreOptions.open(scratch(configuration, entry, in: storage.directory, identifier: storage.identifier))
-        }
-        if case .optional = entry.location { try? removeScratchSuite("probe") }
-        print("Verifying \(configuration.scheme): (capabilities \(probe.capabilities)) on scratch storage")
+        let configuration = try reportingErrors { try ProviderRegistry.standard.validate(StoreConfiguration(parsing: store)) }
+        let capabilities = try reportingErrors { try probeCapabilities(configuration) }
+        let suite = DefaultsConformanceSuite(
+            capabilities: capabilities,
+            cleanup: { storage in
+                if configuration.scheme == "userdefaults" { ScratchArea.removeSuite(storage.identifier) }
+            },
+            open: { storage in
+                try StoreOptions.open(
+                    ScratchArea.place(configuration, in: storage.directory, name: "store", uniqueName: storage.identifier))
+            })
+        let shown = StoreConfiguration(scheme: configuration.scheme, options: configuration.options, cache: configuration.cache)
+        Console.write("Verifying \(shown)… on scratch storage; capabilities \(capabilities)\n")
         var failed = 0
         let groups: [(String, () throws -> ConformanceReport)] = [
             ("roundTrips", suite.roundTrips), ("typeFidelity", suite.typeFidelity), ("keys", suite.keys),
@@ -40,35 +40,24 @@ struct VerifyCommand: ParsableCommand {
         ]
         for (name, run) in groups {
             do {
-                print("  ✔ \(try run())")
+                Console.write("  ✔ \(try run())\n")
             } catch let failure as ConformanceFailure {
                 failed += 1
-                print("  ✘ \(name): \(failure.items.count) failed check(s)")
-                for item in failure.items { print("      \(item)") }
+                Console.write("  ✘ \(name): \(failure.items.count) failed check(s)\n")
+                Console.write(failure.items.map { "      \($0)\n" }.joined())
             } catch {
                 failed += 1
-                print("  ✘ \(name): \(error)")
+                Console.write("  ✘ \(name): \(error)\n")
             }
         }
-        print(failed == 0 ? "All groups passed." : "\(failed) group(s) failed.")
-        if failed > 0 { throw ExitCode(1) }
+        Console.write(failed == 0 ? "All groups passed.\n" : "\(failed) of \(groups.count) groups failed.\n")
+        if failed > 0 { throw ExitCode(ExitStatus.negative) }
     }
 
-    /// The configuration with its location moved to scratch storage.
-    private func scratch(_ configuration: StoreConfiguration, _ entry: ProviderRegistry.Entry, in directory: URL, identifier: String) -> StoreConfiguration {
-        var scratch = configuration
-        switch entry.location {
-        case .none: scratch.location = ""
-        case .path: scratch.location = directory.appendingPathComponent("store").path
-        case .optional, .required: scratch.location = "anydefaults-verify.\(identifier)"
-        }
-        return scratch
+    /// What the backend claims, from a provider opened on scratch storage and removed again.
+    private func probeCapabilities(_ configuration: StoreConfiguration) throws -> DefaultsCapabilities {
+        let scratch = try ScratchArea(purpose: "verify")
+        defer { scratch.remove() }
+        return try StoreOptions.open(scratch.place(configuration, name: "probe")).capabilities
     }
-}
-
-/// Removes a scratch UserDefaults suite's file (Foundation on Linux keeps it under XDG_CONFIG_HOME).
-private func removeScratchSuite(_ identifier: String) throws {
-    let base = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] ?? (NSHomeDirectory() + "/.config")
-    try? FileManager.default.removeItem(atPath: base + "/anydefaults-verify.\(identifier).plist")
-    UserDefaults().removePersistentDomain(forName: "anydefaults-verify.\(identifier)")
 }

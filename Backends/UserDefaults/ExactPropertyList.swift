@@ -6,9 +6,10 @@ import Foundation
 /// `PropertyListSerialization` read as ordinary property lists.
 ///
 /// Every ``AnyDefaultsCore/DefaultsValue`` reads back exactly: `-0.0`, NaN and the infinities,
-/// fractions of a second in dates, `Int64.min` and `.max`, strings with NUL or in NFD. (XML
-/// property lists cannot: they lose the sign of `-0.0` and the fraction of a second of a date,
-/// and Foundation's binary writer merges `0.0` with `-0.0` and canonically equivalent strings.)
+/// fractions of a second in dates, `Int64.min` and `.max`, strings with NUL or in NFD, and
+/// booleans, integers and reals kept apart. (An XML property list cannot do this: it loses the
+/// sign of `-0.0` and the fraction of a second of a date.) It uses the backend's own binary
+/// writer and reader, which check every offset and nesting depth of what they read.
 ///
 /// ```swift
 /// let data = ExactPropertyList.data(from: ["volume": .double(-0.0)])

@@ -69,10 +69,15 @@ func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as DefaultsError {
-        Console.error(error.description)
-        throw ExitCode(ExitStatus.forError(error))
+        throw reported(error)
     } catch let failure as CommandFailure {
         Console.error(failure.message)
         throw ExitCode(failure.status)
     }
+}
+
+/// Prints a store error on standard error and returns the exit code for it.
+func reported(_ error: DefaultsError) -> ExitCode {
+    Console.error(error.description)
+    return ExitCode(ExitStatus.forError(error))
 }

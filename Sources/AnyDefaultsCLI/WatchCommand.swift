@@ -11,9 +11,10 @@ struct WatchCommand: AsyncParsableCommand {
             Each change prints as KEY<TAB>JSON (the new value as one line of exact JSON) or \
             KEY<TAB>(removed), written out at once. Runs until interrupted (Ctrl-C exits with \
             status 0) or, with --count, until N changes were printed. Changes made by other \
-            processes are seen on backends that report them (json:, and userdefaults: on Linux, \
-            and others whose capabilities include externalChanges); for the others a note on \
-            standard error says so.
+            processes are reported by backends with the externalChanges capability (json:, and \
+            userdefaults: on Linux); on other persistent backends (sqlite:, ...) a note on \
+            standard error says so and watch reads the store four times a second instead, \
+            printing what changed between two reads.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -27,21 +28,40 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try reportingErrors { try store.configuration() }
         let provider = try reportingErrors { try StoreOptions.open(configuration) }
-        if !provider.capabilities.contains(.externalChanges) {
-            Console.error("changes from other processes are not reported by this backend (\(configuration.scheme):); only changes made here would show.")
-        }
         let interrupt = Self.exitOnInterrupt()
         defer { interrupt.cancel() }
+        let capabilities = provider.capabilities
+        if !capabilities.contains(.externalChanges) {
+            let instead = capabilities.contains(.persistent)
+                ? "watching by reading the store four times a second instead"
+                : "only changes made by this process would show"
+            Console.error("changes from other processes are not reported by this backend (\(configuration.scheme):); \(instead).")
+        }
         if Console.standardErrorIsTerminal {
             Console.note("Watching \(keys.isEmpty ? "every key" : keys.joined(separator: ", ")) in \(configuration); Ctrl-C to stop.")
         }
         let wanted = Set(keys)
         var printed = 0
-        for await event in provider.changes() where wanted.isEmpty || wanted.contains(event.key) {
+        /// Prints `event` if it is wanted, and says whether --count is reached.
+        func show(_ event: DefaultsChangeEvent) -> Bool {
+            guard wanted.isEmpty || wanted.contains(event.key) else { return false }
             let shown = event.newValue.map { CompactJSON.string(from: $0) } ?? "(removed)"
             Console.write("\(event.key)\t\(shown)\n")
             printed += 1
-            if let count, printed >= count { break }
+            return count.map { printed >= $0 } ?? false
+        }
+        if capabilities.contains(.persistent), !capabilities.contains(.externalChanges) {
+            do {
+                for try await event in ChangePoller(provider: provider).changes() {
+                    if show(event) { break }
+                }
+            } catch let error as DefaultsError {
+                throw reported(error)
+            }
+        } else {
+            for await event in provider.changes() {
+                if show(event) { break }
+            }
         }
         withExtendedLifetime(provider) {}
     }

@@ -11,41 +11,49 @@ import Testing
         ("key.\($0)", DefaultsValue.string(String(repeating: "settings ", count: 20) + "\($0)"))
     })
 
-    /// A store's file, read and reset directly between runs (no process has it open then).
-    struct StoreFile {
+    /// A store, read and reset between runs: directly in its file where the format is simple
+    /// (no process has it open then), through `anydefaults` otherwise.
+    struct StoreUnderTest {
         var store: String
-        var path: String
-        var encode: ([String: DefaultsValue]) -> Data
-        var decode: (Data) throws -> [String: DefaultsValue]
+        var path: String?
+        var encode: ([String: DefaultsValue]) -> Data = { _ in Data() }
+        var decode: (Data) throws -> [String: DefaultsValue] = { _ in [:] }
+        let cli: CLI
 
         init(_ scheme: String, _ cli: CLI) {
-            if scheme == "json" {
+            self.cli = cli
+            switch scheme {
+            case "json":
                 store = cli.json()
                 path = cli.path("store.json")
                 encode = ExactJSON.data(from:)
                 decode = { try ExactJSON.store(from: $0) }
-            } else {
+            case "userdefaults":
                 store = cli.suite("com.example.import")
                 path = cli.path("config/com.example.import.plist")
                 encode = ExactPropertyList.data(from:)
                 decode = { try ExactPropertyList.store(from: $0) }
+            default:
+                store = "\(scheme):" + cli.path("store.\(scheme)")
             }
         }
 
         func reset(to values: [String: DefaultsValue]) throws {
+            guard let path else { return try cli.fill(store, with: values) }
             try encode(values).write(to: URL(fileURLWithPath: path), options: .atomic)
         }
 
         func read() throws -> [String: DefaultsValue] {
-            try decode(Data(contentsOf: URL(fileURLWithPath: path)))
+            guard let path else { return try cli.contents(of: store) }
+            return try decode(Data(contentsOf: URL(fileURLWithPath: path)))
         }
     }
 
-    @Test(arguments: ["json", "userdefaults"])
+    @Test(arguments: ["json", "userdefaults", "sqlite"])
     func aKilledImportLeavesTheOldStoreOrTheWholeImport(_ scheme: String) throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
-            let file = StoreFile(scheme, cli)
+            let file = StoreUnderTest(scheme, cli)
             let input = cli.path("large.json")
             try ExactJSON.data(from: Self.new).write(to: URL(fileURLWithPath: input))
 

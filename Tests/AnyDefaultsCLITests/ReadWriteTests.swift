@@ -92,6 +92,19 @@ import Testing
         }
     }
 
+    @Test func withoutStoreOrEnvironmentTheStoreIsSQLiteInTheDataDirectory() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            try cli.succeed(["write", "k", "v"])
+            #expect(try cli.succeed(["read", "k"]).standardOutput == "\"v\"\n")
+            let path = cli.path("data/anydefaults/defaults.sqlite")
+            #expect(FileManager.default.fileExists(atPath: path))
+            #expect(try cli.contents(of: "sqlite:" + path) == ["k": .string("v")])
+            let attributes = try FileManager.default.attributesOfItem(atPath: cli.path("data/anydefaults"))
+            #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o077 } == 0, "the directory is private")
+        }
+    }
+
     @Test func keysAreSortedOnePerLineAndFilteredByPrefix() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

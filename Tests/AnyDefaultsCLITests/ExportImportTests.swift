@@ -50,6 +50,21 @@ import Testing
         }
     }
 
+    @Test func exportReplacesTheOutputFileKeepingItsPermissions() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            try cli.fill(cli.json(), with: ["k": .int(1)])
+            let output = cli.path("private.json")
+            try Data("old".utf8).write(to: URL(fileURLWithPath: output))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: output)
+            try cli.succeed(["--store", cli.json(), "export", "--output", output])
+            #expect(try cli.contents(of: "json:" + output) == ["k": .int(1)])
+            #expect(try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? Int == 0o600)
+            // No temporary file is left beside it.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".anydefaults") } == [])
+        }
+    }
+
     @Test func aPlistExportIsAnOrdinaryPropertyListForFoundation() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

@@ -8,9 +8,14 @@ import Musl
 import Darwin
 #endif
 
-/// Writing a file as a whole: into a temporary file beside it, flushed to disk, then renamed
-/// over it, so that a failure (or a kill) leaves either the old file or the complete new one.
-/// A file that existed keeps its permissions; a new one gets the usual 0666 less the umask.
+/// Writing an output file as a whole.
+///
+/// A regular file (new or existing) is replaced atomically: the data goes into a temporary file
+/// beside it, is flushed to disk, then renamed over it, so that a failure or a kill leaves either
+/// the old file or the complete new one. An existing file keeps its permissions; a new one gets
+/// 0666 less the umask. A symbolic link is followed (the file it names is replaced, the link
+/// stays). Anything else that exists and is not a directory (`/dev/stdout`, a FIFO) is written
+/// in place, never replaced.
 enum OutputFile {
     static func write(_ data: Data, to path: String) throws(CommandFailure) {
         func failure(_ action: String, _ code: Int32 = errno) -> CommandFailure {
@@ -19,32 +24,49 @@ enum OutputFile {
         }
         var existing = stat()
         let exists = stat(path, &existing) == 0
-        if exists, existing.st_mode & S_IFMT == S_IFDIR {
+        let kind = existing.st_mode & S_IFMT
+        if exists, kind == S_IFDIR {
             throw CommandFailure(ExitStatus.cannotCreate, "cannot write \(path): it is a directory")
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        var template = Array(((directory.isEmpty ? "." : directory) + "/.anydefaults-export-XXXXXX").utf8CString)
+        if exists, kind != S_IFREG {
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw failure("cannot open it") }
+            defer { close(descriptor) }
+            let code = writeAll(data, to: descriptor)
+            if code != 0 { throw failure("write failed", code) }
+            return
+        }
+        // Replace the file a symbolic link names, not the link.
+        let target = exists ? (realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? path) : path
+        let directory = (target as NSString).deletingLastPathComponent
+        let folder = directory.isEmpty ? "." : directory
+        var template = Array((folder + "/.anydefaults-export-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard descriptor >= 0 else { throw failure("cannot create a file in \(directory.isEmpty ? "." : directory)") }
+        guard descriptor >= 0 else { throw failure("cannot create a file in \(folder)") }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var renamed = false
         defer {
             if !renamed { unlink(temporary) }
         }
-        let mode: mode_t
-        if exists {
-            mode = existing.st_mode & 0o7777
-        } else {
-            let mask = umask(0)
-            umask(mask)
-            mode = 0o666 & ~mask
-        }
-        fchmod(descriptor, mode)
-        let written = data.withUnsafeBytes { buffer -> Int32 in
+        fchmod(descriptor, exists ? existing.st_mode & 0o7777 : 0o666 & ~currentUmask())
+        var code = writeAll(data, to: descriptor)
+        if code == 0, fsync(descriptor) != 0 { code = errno }
+        close(descriptor)
+        if code != 0 { throw failure("write failed", code) }
+        guard rename(temporary, target) == 0 else { throw failure("cannot replace it") }
+        renamed = true
+    }
+
+    /// Writes every byte of `data`; returns 0, or the `errno` of the failure.
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32 {
+        data.withUnsafeBytes { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return 0 }
             var offset = 0
             while offset < buffer.count {
-                let count = writeBytes(descriptor, base + offset, buffer.count - offset)
+                let count = systemWrite(descriptor, base + offset, buffer.count - offset)
                 if count < 0 {
                     if errno == EINTR { continue }
                     return errno
@@ -53,22 +75,17 @@ enum OutputFile {
             }
             return 0
         }
-        if written != 0 {
-            close(descriptor)
-            throw failure("write failed", written)
-        }
-        if fsync(descriptor) != 0 {
-            let code = errno
-            close(descriptor)
-            throw failure("fsync failed", code)
-        }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else { throw failure("cannot replace it") }
-        renamed = true
+    }
+
+    /// The process's umask (reading it means setting it, so it is set back at once).
+    private static func currentUmask() -> mode_t {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
     }
 }
 
 /// The system's `write(2)` (inside ``OutputFile`` the name is its own method).
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, bytes, count)
 }

@@ -60,6 +60,16 @@ import Testing
             try cli.succeed(["--store", cli.json(), "export", "--output", output])
             #expect(try cli.contents(of: "json:" + output) == ["k": .int(1)])
             #expect(try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? Int == 0o600)
+            // A symbolic link stays a link; the file it names is replaced.
+            let link = cli.path("link.json")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: output)
+            try cli.fill(cli.json(), with: ["k": .int(2)])
+            try cli.succeed(["--store", cli.json(), "export", "--output", link])
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == output)
+            #expect(try cli.contents(of: "json:" + output) == ["k": .int(2)])
+            // A device is written, not replaced.
+            let device = try cli.succeed(["--store", cli.json(), "export", "--output", "/dev/stdout"])
+            #expect(try ExactJSON.store(from: Data(device.standardOutput.utf8)) == ["k": .int(2)])
             // No temporary file is left beside it.
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".anydefaults") } == [])
         }

@@ -38,7 +38,7 @@ struct BenchCommand: ParsableCommand {
             defer { scratch.remove() }
             let subjects = try Self.subjects(stores, in: scratch)
             let report = try BenchReport.measure(
-                subjects, with: BenchRunner(keyCount: keys, operationCount: ops), progress: ProgressLine("bench"))
+                subjects, with: BenchRunner(keyCount: keys, operationCount: ops), scratch: scratch, progress: ProgressLine("bench"))
             if json {
                 Console.write(report.json())
             } else {

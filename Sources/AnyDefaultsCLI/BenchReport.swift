@@ -25,14 +25,16 @@ struct BenchReport: Codable {
     var baseline: BenchCosts
     var results: [Result]
 
-    /// Measures the baseline, then each subject with `cache=off` and `cache=on`, showing
-    /// progress on `progress`. Each subject must be empty; it is left empty.
-    static func measure(_ subjects: [Subject], with runner: BenchRunner, progress: ProgressLine) throws -> BenchReport {
+    /// Measures the baseline (on a suite `scratch` removes), then each subject with `cache=off`
+    /// and `cache=on`, showing progress on `progress`. Each subject must be empty; it is left empty.
+    static func measure(
+        _ subjects: [Subject], with runner: BenchRunner, scratch: ScratchArea, progress: ProgressLine
+    ) throws -> BenchReport {
         let total = 1 + subjects.count * 2
         func status(_ step: Int, _ label: String) -> (String) -> Void {
             { operation in progress.show("[\(step)/\(total)] \(label): \(operation)") }
         }
-        let baseline = try runner.measure(UserDefaultsBenchTarget(), status: status(1, "UserDefaults"))
+        let baseline = try runner.measure(UserDefaultsBenchTarget(scratch: scratch), status: status(1, "UserDefaults"))
         var results: [Result] = []
         for (index, subject) in subjects.enumerated() {
             for cached in [false, true] {

@@ -64,7 +64,10 @@ struct BenchRunner {
     private func time(_ count: Int, then finish: () throws -> Void = {}, _ body: (Int) throws -> Void) throws -> Double {
         let clock = ContinuousClock()
         let elapsed = try clock.measure {
-            for step in 0..<count { try body(step) }
+            for step in 0..<count {
+                try ScratchArea.checkInterruption()
+                try body(step)
+            }
             try finish()
         }
         let (seconds, attoseconds) = elapsed.components

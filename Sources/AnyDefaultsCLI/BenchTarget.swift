@@ -32,12 +32,14 @@ struct UserDefaultsBenchTarget: BenchTarget {
     let suiteName: String
     let defaults: UserDefaults
 
-    init() throws(CommandFailure) {
+    /// A new suite, removed with `scratch` if the command is interrupted before ``clear()``.
+    init(scratch: ScratchArea) throws(CommandFailure) {
         suiteName = "anydefaults-bench-baseline-\(UUID().uuidString)"
         guard let defaults = UserDefaults(suiteName: suiteName) else {
             throw CommandFailure(ExitStatus.software, "Foundation refused the scratch suite \(suiteName)")
         }
         self.defaults = defaults
+        scratch.track(suite: suiteName)
     }
 
     func read(_ key: String) throws { _ = defaults.object(forKey: key) }

@@ -55,7 +55,7 @@ struct Tour {
 
     /// Lists the registered backends and places one scratch store of each.
     private func chooseByConfiguration() throws -> [(scheme: String, configuration: StoreConfiguration)] {
-        heading(1, "Choose a backend by configuration")
+        try heading(1, "Choose a backend by configuration")
         say("""
             One string names a store: SCHEME:LOCATION?OPTIONS. The standard registry knows these:
             """)
@@ -79,7 +79,7 @@ struct Tour {
     /// Writes the same settings through the typed API on every store and reads them back.
     /// Returns the JSON store, used by the next steps.
     private func writeAndRead(_ stores: [(scheme: String, configuration: StoreConfiguration)]) throws -> StoreConfiguration {
-        heading(2, "Write and read the same settings on every backend")
+        try heading(2, "Write and read the same settings on every backend")
         say("  let defaults = Defaults(store)       // typed, UserDefaults-shaped, cached")
         for setting in Self.settings { say("  try defaults.throwing.\(setting.swift)") }
         say("")
@@ -109,7 +109,7 @@ struct Tour {
 
     /// Reads one key many times and rewrites its value through the cache, then shows the statistics.
     private func cache(_ json: StoreConfiguration) throws {
-        heading(3, "The cache")
+        try heading(3, "The cache")
         let provider = try StoreOptions.open(json)
         let defaults = facade(provider)
         for _ in 0..<1_000 { _ = try defaults.throwing.value(forKey: "ui.theme") }
@@ -127,7 +127,7 @@ struct Tour {
 
     /// Lets another process write to the JSON store and shows the event this process receives.
     private func externalChange(_ json: StoreConfiguration) throws {
-        heading(4, "Changes from other processes")
+        try heading(4, "Changes from other processes")
         let provider = try StoreOptions.open(json)
         guard provider.capabilities.contains(.externalChanges), let executable = Bundle.main.executableURL else {
             say("  (json: does not report external changes here; skipped)")
@@ -159,7 +159,7 @@ struct Tour {
 
     /// Exports the JSON store and imports it into every other backend, checking they are identical.
     private func move(_ stores: [(scheme: String, configuration: StoreConfiguration)]) throws {
-        heading(5, "Move settings between backends")
+        try heading(5, "Move settings between backends")
         guard let source = stores.first(where: { $0.scheme == "json" }) else { return }
         let values = try StoreOptions.open(source.configuration).allValues()
         let export = ExportFormat.plist.encode(values)
@@ -180,12 +180,12 @@ struct Tour {
 
     /// A small `bench` over every backend.
     private func compare() throws {
-        heading(6, "A quick comparison (anydefaults bench --keys 50 --ops 100)")
+        try heading(6, "A quick comparison (anydefaults bench --keys 50 --ops 100)")
         let area = try ScratchArea(purpose: "tour-bench")
         defer { area.remove() }
         let subjects = try BenchCommand.subjects(nil, in: area)
         let report = try BenchReport.measure(
-            subjects, with: BenchRunner(keyCount: 50, operationCount: 100), progress: ProgressLine("tour"))
+            subjects, with: BenchRunner(keyCount: 50, operationCount: 100), scratch: area, progress: ProgressLine("tour"))
         say("Mean cost per operation (batch: 50 keys); ratio to plain Foundation UserDefaults in parentheses.\n")
         say(report.table(indent: 2))
         say("""
@@ -210,7 +210,8 @@ struct Tour {
 
     // MARK: Output
 
-    private func heading(_ number: Int, _ title: String) {
+    private func heading(_ number: Int, _ title: String) throws {
+        try ScratchArea.checkInterruption()
         say("\n\(number). \(title)")
     }
 

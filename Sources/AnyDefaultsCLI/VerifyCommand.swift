@@ -20,14 +20,19 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try reportingErrors { try ProviderRegistry.standard.validate(StoreConfiguration(parsing: store)) }
-        let capabilities = try reportingErrors { try probeCapabilities(configuration) }
+        let scratch = try reportingErrors { try ScratchArea(purpose: "verify") }
+        defer { scratch.remove() }
+        let capabilities = try reportingErrors { try StoreOptions.open(scratch.place(configuration, name: "probe")).capabilities }
+        let isSuite = configuration.scheme == "userdefaults"
         let suite = DefaultsConformanceSuite(
             capabilities: capabilities,
             cleanup: { storage in
-                if configuration.scheme == "userdefaults" { ScratchArea.removeSuite(storage.identifier) }
+                if isSuite { ScratchArea.removeSuite(storage.identifier) }
             },
             open: { storage in
-                try StoreOptions.open(
+                // Removed by the suite when the group ends, and by the scratch area if interrupted.
+                scratch.track(directory: storage.directory, suite: isSuite ? storage.identifier : nil)
+                return try StoreOptions.open(
                     ScratchArea.place(configuration, in: storage.directory, name: "store", uniqueName: storage.identifier))
             })
         let shown = StoreConfiguration(scheme: configuration.scheme, options: configuration.options, cache: configuration.cache)
@@ -35,6 +40,7 @@ struct VerifyCommand: ParsableCommand {
         var failed = 0
         let groups = DefaultsConformanceSuite.Group.allCases
         for group in groups {
+            try ScratchArea.checkInterruption()
             do {
                 Console.write("  ✔ \(try suite.run(group))\n")
             } catch let failure as ConformanceFailure {
@@ -48,12 +54,5 @@ struct VerifyCommand: ParsableCommand {
         }
         Console.write(failed == 0 ? "All groups passed.\n" : "\(failed) of \(groups.count) groups failed.\n")
         if failed > 0 { throw ExitCode(ExitStatus.negative) }
-    }
-
-    /// What the backend claims, from a provider opened on scratch storage and removed again.
-    private func probeCapabilities(_ configuration: StoreConfiguration) throws -> DefaultsCapabilities {
-        let scratch = try ScratchArea(purpose: "verify")
-        defer { scratch.remove() }
-        return try StoreOptions.open(scratch.place(configuration, name: "probe")).capabilities
     }
 }

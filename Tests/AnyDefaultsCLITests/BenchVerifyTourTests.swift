@@ -55,6 +55,24 @@ import Testing
         }
     }
 
+    @Test(arguments: [["bench", "--keys", "1000", "--ops", "100000"], ["verify", "userdefaults:"]])
+    func anInterruptedRunRemovesItsScratchStorage(_ arguments: [String]) throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let running = try cli.start(arguments)
+            // Interrupt once it has made its scratch storage (and a little more).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try Self.leftovers(cli).isEmpty, running.process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+            usleep(300_000)
+            #expect(running.process.isRunning, "it ended before it could be interrupted")
+            kill(running.process.processIdentifier, SIGINT)
+            _ = running.finish()
+            #expect(running.process.terminationStatus == 128 + SIGINT)
+            let left = try Self.leftovers(cli)
+            #expect(left == [], "\(left)")
+        }
+    }
+
     @Test func benchRefusesAStoreThatIsNotEmpty() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

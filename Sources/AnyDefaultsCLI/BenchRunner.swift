@@ -70,7 +70,6 @@ struct BenchRunner {
             }
             try finish()
         }
-        let (seconds, attoseconds) = elapsed.components
-        return (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(count)
+        return elapsed.inSeconds * 1e9 / Double(count)
     }
 }

@@ -38,10 +38,9 @@ struct Tour {
         try externalChange(json)
         try move(stores)
         try compare()
-        let seconds = Double((clock.now - start).components.seconds) + Double((clock.now - start).components.attoseconds) / 1e18
         say("""
 
-            Done in \(String(format: "%.1f", seconds)) s; the scratch storage is removed. Next, on a store of your own:
+            Done in \(String(format: "%.1f", (clock.now - start).inSeconds)) s; the scratch storage is removed. Next, on a store of your own:
               anydefaults --store json:~/prefs.json write ui.theme dark
               anydefaults --store json:~/prefs.json read ui.theme
               anydefaults --store json:~/prefs.json watch          (then write from another terminal)

@@ -124,6 +124,15 @@ if let conformance = package.targets.first(where: { $0.name == "ConformanceTests
     conformance.dependencies.append("AnyDefaultsSQLite")
 }
 
+// MARK: Property wrappers, observation, snapshots, transactions (issue 10)
+// Kept as a separate block so parallel edits above merge cleanly.
+for target in package.targets where target.name == "AnyDefaults" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
+]
+
 // MARK: Command-line tool (issue 12)
 package.dependencies.append(.package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"))
 package.targets += [

@@ -80,3 +80,17 @@ package.targets.append(
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     )
 )
+
+// MARK: Observation (issue 10): tracked reads and observed writes against the raw cached provider.
+package.targets.append(
+    .executableTarget(
+        name: "ObservationBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/ObservationBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)

@@ -188,8 +188,9 @@ struct Tour {
         say("Mean cost per operation (batch: 50 keys); ratio to plain Foundation UserDefaults in parentheses.\n")
         say(report.table(indent: 2))
         say("""
-            Durable backends pay for a file write (and fsync) per write or batch; the cache makes reads
-            and skipped writes cheap everywhere. Run `anydefaults bench` for more operations.
+            A durable write costs what the backend's file format and the disk cost (json: and
+            userdefaults: rewrite and flush a whole file); the cache makes reads and skipped writes
+            cheap on every backend. Run `anydefaults bench` for more operations.
             """)
     }
 

@@ -29,6 +29,7 @@ let package = Package(
                 "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults",
                 "AnyDefaultsSQLite",
+                "AnyDefaultsLMDB",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -132,6 +133,26 @@ for target in package.targets where target.name == "AnyDefaults" {
 package.targets += [
     .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
 ]
+
+// MARK: LMDB backend (issue 4): liblmdb through the CLMDB system-library shim
+package.products.append(.library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
+        providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+    ),
+    .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+    // Child processes for the multi-process tests.
+    .executableTarget(
+        name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"],
+        path: "Tests/Children/LMDBTestChild"
+    ),
+    .testTarget(
+        name: "AnyDefaultsLMDBTests",
+        dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]
+    ),
+])
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsLMDB")
 
 // MARK: Command-line tool (issue 12)
 package.dependencies.append(.package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"))

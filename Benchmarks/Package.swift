@@ -94,3 +94,17 @@ package.targets.append(
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     )
 )
+
+// MARK: LMDB backend beside raw liblmdb (CLMDB comes with AnyDefaultsLMDB)
+package.targets.append(
+    .executableTarget(
+        name: "LMDBBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/LMDBBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)

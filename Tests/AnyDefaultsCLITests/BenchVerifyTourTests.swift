@@ -84,7 +84,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["memory:", "json:any/path.json?recovery=moveaside", "userdefaults:?cache=off"])
+    @Test(arguments: ["memory:", "json:any/path.json?recovery=moveaside", "userdefaults:?cache=off", "sqlite:x.db", "lmdb:dir?mapsize=1MiB"])
     func verifyRunsTheConformanceSuiteOnScratchStorage(_ store: String) throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

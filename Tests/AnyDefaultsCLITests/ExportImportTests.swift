@@ -23,16 +23,16 @@ import Testing
             try cli.fill(json, with: Self.edgeStore)
             #expect(Self.differences(try cli.contents(of: json), Self.edgeStore) == [])
 
-            // json: -> file -> userdefaults: -> file -> sqlite:.
+            // json: -> file -> userdefaults: -> file -> sqlite: (JSON) or lmdb: (property list).
             let first = cli.path("first.\(format)")
             try cli.succeed(["--store", json, "export", "--format", format, "--output", first])
             try cli.succeed(["--store", suite, "import", first])
             #expect(Self.differences(try cli.contents(of: suite), Self.edgeStore) == [])
             let second = cli.path("second.\(format)")
             try cli.succeed(["--store", suite, "export", "--format", format, "--output", second])
-            let sqlite = "sqlite:" + cli.path("copy.sqlite")
-            try cli.succeed(["--store", sqlite, "import", "--format", format, second])
-            #expect(Self.differences(try cli.contents(of: sqlite), Self.edgeStore) == [])
+            let last = format == "json" ? "sqlite:" + cli.path("copy.sqlite") : "lmdb:" + cli.path("copy.lmdb")
+            try cli.succeed(["--store", last, "import", "--format", format, second])
+            #expect(Self.differences(try cli.contents(of: last), Self.edgeStore) == [])
             if format == "json" {
                 // The same store gives the same bytes, whichever backend it came from.
                 #expect(try Data(contentsOf: URL(fileURLWithPath: first)) == Data(contentsOf: URL(fileURLWithPath: second)))

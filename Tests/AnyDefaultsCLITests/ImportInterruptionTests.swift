@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["json", "userdefaults", "sqlite"])
+    @Test(arguments: ["json", "userdefaults", "sqlite", "lmdb"])
     func aKilledImportLeavesTheOldStoreOrTheWholeImport(_ scheme: String) throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

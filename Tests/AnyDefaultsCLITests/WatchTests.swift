@@ -15,13 +15,13 @@ import Testing
         return false
     }
 
-    /// json: and userdefaults: report other processes' changes; sqlite: does not, and watch
-    /// reads it at an interval instead.
-    @Test(arguments: ["json", "userdefaults", "sqlite"])
+    /// json: and userdefaults: report other processes' changes; sqlite: and lmdb: do not, and
+    /// watch reads them at an interval instead.
+    @Test(arguments: ["json", "userdefaults", "sqlite", "lmdb"])
     func watchPrintsOneLinePerChangeFromOtherProcessesUntilInterrupted(_ scheme: String) throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
-            let store = ["json": cli.json(), "userdefaults": cli.suite(), "sqlite": "sqlite:" + cli.path("store.sqlite")][scheme] ?? ""
+            let store = scheme == "json" ? cli.json() : scheme == "userdefaults" ? cli.suite() : "\(scheme):" + cli.path("store.\(scheme)")
             let watcher = try cli.start(["--store", store, "watch", "ready", "k"])
             #expect(try Self.waitUntilWatching(watcher, cli, store: store))
             try cli.succeed(["--store", store, "write", "other", "not watched"])
@@ -43,8 +43,8 @@ import Testing
             let errors = watcher.finish()
             #expect(watcher.process.terminationReason == .exit)
             #expect(watcher.process.terminationStatus == 0)
-            if scheme == "sqlite" {
-                #expect(errors.contains("not reported by this backend (sqlite:); watching by reading the store"))
+            if scheme == "sqlite" || scheme == "lmdb" {
+                #expect(errors.contains("not reported by this backend (\(scheme):); watching by reading the store"))
             } else {
                 #expect(errors.isEmpty, "\(errors)")
             }

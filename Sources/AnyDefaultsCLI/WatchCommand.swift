@@ -12,7 +12,7 @@ struct WatchCommand: AsyncParsableCommand {
             KEY<TAB>(removed), written out at once. Runs until interrupted (Ctrl-C exits with \
             status 0) or, with --count, until N changes were printed. Changes made by other \
             processes are reported by backends with the externalChanges capability (json:, and \
-            userdefaults: on Linux); on other persistent backends (sqlite:, ...) a note on \
+            userdefaults: on Linux); on other persistent backends (sqlite:, lmdb:) a note on \
             standard error says so and watch reads the store four times a second instead, \
             printing what changed between two reads.
             """)

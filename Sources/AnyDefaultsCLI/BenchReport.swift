@@ -95,10 +95,10 @@ struct BenchReport: Codable {
         }
     }
 
-    /// A ratio with two significant digits or so: 0.35×, 2.4×, 180×.
+    /// A ratio with two significant digits or so: 0.0027×, 0.35×, 2.4×, 180×.
     static func ratio(_ value: Double) -> String {
         switch value {
-        case ..<1: String(format: "%.2f×", value)
+        case ..<1: String(format: "%.2g×", value)
         case ..<10: String(format: "%.1f×", value)
         default: String(format: "%.0f×", value)
         }

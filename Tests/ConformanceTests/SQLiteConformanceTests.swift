@@ -2,34 +2,14 @@ import AnyDefaultsSQLite
 import AnyDefaultsTesting
 import Testing
 
-private let suite = DefaultsConformanceSuite(capabilities: [.persistent, .atomicBatch, .multiProcess]) { storage in
+private let sqlite = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess]) { storage in
     try SQLiteProvider(path: storage.directory.appendingPathComponent("store.sqlite").path)
 }
 
 @Suite struct SQLiteConformanceTests {
-    @Test func roundTrips() throws { try suite.roundTrips() }
-    @Test func typeFidelity() throws { try suite.typeFidelity() }
-    @Test func keys() throws { try suite.keys() }
-    @Test func removal() throws { try suite.removal() }
-    @Test func batches() throws { try suite.batches() }
-    @Test func persistence() throws { try suite.persistence() }
-    @Test func concurrency() throws { try suite.concurrency() }
-    @Test func changeEvents() throws { try suite.changeEvents() }
-    @Test func errors() throws { try suite.errors() }
-}
+    @Test(arguments: BackendConformance.Group.allCases)
+    func plain(_ group: BackendConformance.Group) throws { try sqlite.plain.run(group) }
 
-private let cachedSuite = DefaultsConformanceSuite(capabilities: [.persistent, .atomicBatch, .multiProcess]) { storage in
-    try SQLiteProvider(path: storage.directory.appendingPathComponent("store.sqlite").path).cached()
-}
-
-@Suite struct CachedSQLiteConformanceTests {
-    @Test func roundTrips() throws { try cachedSuite.roundTrips() }
-    @Test func typeFidelity() throws { try cachedSuite.typeFidelity() }
-    @Test func keys() throws { try cachedSuite.keys() }
-    @Test func removal() throws { try cachedSuite.removal() }
-    @Test func batches() throws { try cachedSuite.batches() }
-    @Test func persistence() throws { try cachedSuite.persistence() }
-    @Test func concurrency() throws { try cachedSuite.concurrency() }
-    @Test func changeEvents() throws { try cachedSuite.changeEvents() }
-    @Test func errors() throws { try cachedSuite.errors() }
+    @Test(arguments: BackendConformance.Group.allCases)
+    func cached(_ group: BackendConformance.Group) throws { try sqlite.cached.run(group) }
 }

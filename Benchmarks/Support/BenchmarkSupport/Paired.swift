@@ -42,7 +42,7 @@ public enum Paired {
     public static func register(
         _ name: String, repetitions: Int = 1, maxDuration: Duration = .seconds(2),
         setup: Benchmark.BenchmarkSetupHook? = nil, teardown: Benchmark.BenchmarkTeardownHook? = nil,
-        subject: @escaping @Sendable (Int) throws -> Void, baseline: @escaping @Sendable (Int) throws -> Void
+        subject: @escaping (Int) throws -> Void, baseline: @escaping (Int) throws -> Void
     ) {
         registerInterleaved(
             name, repetitions: repetitions, maxDuration: maxDuration, setup: setup, teardown: teardown,
@@ -68,7 +68,7 @@ public enum Paired {
     public static func registerInterleaved(
         _ name: String, repetitions: Int = 1, maxDuration: Duration = .seconds(2),
         setup: Benchmark.BenchmarkSetupHook? = nil, teardown: Benchmark.BenchmarkTeardownHook? = nil,
-        operations: [@Sendable (Int) throws -> Void], ratios: [Ratio]
+        operations: [(Int) throws -> Void], ratios: [Ratio]
     ) {
         let turns = Turns()
         let timed = operations.map { operation in { try operation(repetitions) } }

@@ -1,0 +1,155 @@
+// LMDBProvider beside the least a C program must do for the same work on a store of the same
+// shape: a point read with mdb_get in a renewed (mdb_txn_reset / mdb_txn_renew) read transaction,
+// one write (mdb_txn_begin, mdb_put, mdb_txn_commit) at the same sync setting, and a batch in one
+// write transaction; then the same through the cache and the facade, reads at scale (1k, 100k
+// and 1M keys), and opening a 100k-key store.
+// Run: cd Benchmarks && swift package --allow-writing-to-package-directory benchmark --target LMDBBenchmarks
+import AnyDefaultsCore
+import AnyDefaultsLMDB
+import Benchmark
+import BenchmarkSupport
+import Foundation
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: standardMetrics, maxDuration: .seconds(2))
+    let kilo = Benchmark.Configuration(metrics: standardMetrics, scalingFactor: .kilo, maxDuration: .seconds(2))
+    // Made when a benchmark runs (not when the tool only lists them), and removed afterwards.
+    let fixtures = Fixture("lmdb") { directory in try LMDBFixtures(directory: directory) }
+    Benchmark.setup = { try fixtures.setUp() }
+    Benchmark.teardown = { fixtures.tearDown() }
+
+    // MARK: Point read of an int (uncached)
+
+    let rawRead: @Sendable (Int) throws -> Void = { count in
+        let raw = try fixtures.value().raw[.synced]
+        for _ in 0..<count { blackHole(raw?.read(LMDBFixtures.readKey)) }
+    }
+    let providerRead: @Sendable (Int) throws -> Void = { count in
+        let provider = try fixtures.value().providers[.synced]
+        for _ in 0..<count { blackHole(try provider?.value(forKey: LMDBFixtures.readKey)) }
+    }
+    Benchmark("Read: raw C mdb_get in a renewed read transaction", configuration: kilo) { benchmark in
+        try rawRead(benchmark.scaledIterations.count)
+    }
+    Benchmark("Read: LMDBProvider.value(forKey:)", configuration: kilo) { benchmark in
+        try providerRead(benchmark.scaledIterations.count)
+    }
+    // On a shared machine the load swings between two benchmarks run one after the other: the
+    // comparisons of the goals are also timed in pairs (see Paired).
+    Paired.register("Read: LMDBProvider vs raw C, paired", repetitions: 1000, subject: providerRead, baseline: rawRead)
+
+    // MARK: One write of a new value (a value equal to the stored one would not be written)
+
+    for durability in [LMDBProvider.Options.Durability.synced, .noSync] {
+        let name = durability == .synced ? "synced" : "MDB_NOSYNC"
+        let raw: @Sendable (Int) throws -> Void = { count in
+            let fixtures = try fixtures.value()
+            for _ in 0..<count { fixtures.raw[durability]?.write(key: "k", value: fixtures.nextNumber()) }
+        }
+        let subjects: [(String, @Sendable (LMDBFixtures) -> (any DefaultsProvider)?)] = [
+            ("LMDBProvider", { $0.providers[durability] }), ("cached LMDBProvider", { $0.cached[durability] }),
+        ]
+        Benchmark("Write \(name): raw C put and commit") { benchmark in
+            try raw(benchmark.scaledIterations.count)
+        }
+        for (title, pick) in subjects {
+            let write: @Sendable (Int) throws -> Void = { count in
+                let fixtures = try fixtures.value()
+                for _ in 0..<count { try pick(fixtures)?.setValue(.int(fixtures.nextNumber()), forKey: "k") }
+            }
+            Benchmark("Write \(name): \(title).setValue") { benchmark in
+                try write(benchmark.scaledIterations.count)
+            }
+            Paired.register("Write \(name): \(title) vs raw C, paired", subject: write, baseline: raw)
+        }
+    }
+
+    // MARK: A batch of ten new values in one write transaction (synced)
+
+    let rawBatch: @Sendable (Int) throws -> Void = { count in
+        let fixtures = try fixtures.value()
+        for _ in 0..<count { fixtures.raw[.synced]?.write(keys: LMDBFixtures.batchKeys, value: fixtures.nextNumber()) }
+    }
+    Benchmark("Batch of 10 synced: raw C one transaction") { benchmark in
+        try rawBatch(benchmark.scaledIterations.count)
+    }
+    let batches: [(String, @Sendable (LMDBFixtures) -> any DefaultsProvider)] = [
+        ("LMDBProvider.apply", { $0.batchProvider }), ("cached LMDBProvider.apply", { $0.cachedBatch }),
+    ]
+    for (title, pick) in batches {
+        let batch: @Sendable (Int) throws -> Void = { count in
+            let fixtures = try fixtures.value()
+            for _ in 0..<count {
+                let value = DefaultsValue.int(fixtures.nextNumber())
+                try pick(fixtures).apply(LMDBFixtures.batchKeys.map { .set($0, value) })
+            }
+        }
+        Benchmark("Batch of 10 synced: \(title)") { benchmark in
+            try batch(benchmark.scaledIterations.count)
+        }
+        Paired.register("Batch of 10 synced: \(title) vs raw C one transaction, paired", subject: batch, baseline: rawBatch)
+    }
+
+    // MARK: Cached reads and the facade over LMDB
+
+    CachedReadBenchmarks.register(prefix: "Cached: ", name: "lmdb-cached") { directory in
+        try LMDBProvider(path: directory.appendingPathComponent("cached").path)
+    }
+
+    // MARK: Scale
+
+    scaleBenchmarks()
+}
+
+/// Point reads of random keys in stores of 1k, 100k and 1M keys, and opening a 100k-key store
+/// to read one key.
+private func scaleBenchmarks() {
+    // The stores are built in this benchmark's setup (so once per run), each in one write
+    // transaction, and read in turn, so that the ratios between them are timed in pairs.
+    let stores = Fixture("lmdb-scale") { directory in try LMDBScaleStores(directory: directory) }
+    func reads(_ store: @escaping @Sendable (LMDBScaleStores) -> LMDBScaleStore, raw: Bool = false) -> @Sendable (Int) throws -> Void {
+        let cursor = Turns()
+        return { count in
+            let store = store(try stores.value())
+            let sample = store.sample
+            for _ in 0..<count {
+                let key = sample[cursor.next() % sample.count]
+                if raw { blackHole(store.raw?.read(key)) } else { blackHole(try store.provider.value(forKey: key)) }
+            }
+        }
+    }
+    Paired.registerInterleaved(
+        "Scale: point reads of random keys in 1k, 100k and 1M keys, interleaved", repetitions: 1000, maxDuration: .seconds(4),
+        setup: { try stores.setUp() }, teardown: { stores.tearDown() },
+        operations: [reads(\.small), reads(\.medium), reads(\.large), reads(\.small, raw: true), reads(\.large, raw: true)],
+        ratios: [
+            .init(metric: Paired.custom("provider 1M/1k ×1000"), subject: 2, baseline: 0),
+            .init(metric: Paired.custom("provider 100k/1k ×1000"), subject: 1, baseline: 0),
+            .init(metric: Paired.custom("raw C 1M/1k ×1000"), subject: 4, baseline: 3),
+            .init(metric: Paired.custom("provider/raw C at 1M ×1000"), subject: 2, baseline: 4),
+            .init(metric: Paired.custom("provider/raw C at 1k ×1000"), subject: 0, baseline: 3),
+        ])
+
+    // Opening a 100k-key store, reading one random key and closing it, through the provider and
+    // with the C API, in turn (never both open at once: one environment per file per process).
+    let opened = Fixture("lmdb-open") { directory in
+        let store = try LMDBScaleStore(directory: directory, count: 100_000, raw: false)
+        store.provider.close()
+        return (path: store.path, sample: store.sample)
+    }
+    Paired.register(
+        "Open 100k keys + first read: LMDBProvider vs raw C, paired",
+        setup: { try opened.setUp() }, teardown: { opened.tearDown() },
+        subject: { count in
+            let store = try opened.value()
+            for _ in 0..<count {
+                let provider = try LMDBProvider(path: store.path)
+                blackHole(try provider.value(forKey: store.sample[Int.random(in: store.sample.indices)]))
+                provider.close()
+            }
+        },
+        baseline: { count in
+            let store = try opened.value()
+            for _ in 0..<count { blackHole(RawLMDBStore.openAndRead(path: store.path, key: store.sample[Int.random(in: store.sample.indices)])) }
+        })
+}

@@ -1,0 +1,59 @@
+import AnyDefaultsCore
+import AnyDefaultsLMDB
+import Foundation
+import Synchronization
+
+/// The stores the read, write and batch benchmarks use: for each sync setting, one opened through
+/// LMDBProvider (plain, and one through a cache) and one opened with the C API, each in its own
+/// directory (LMDB allows one environment per file per process), holding the same 1000 keys.
+final class LMDBFixtures: Sendable {
+    static let readKey = "settings.500"
+    static let keyCount = 1000
+    /// The keys a batch writes.
+    static let batchKeys = (0..<10).map { "batch.key.\($0)" }
+
+    let providers: [LMDBProvider.Options.Durability: LMDBProvider]
+    let cached: [LMDBProvider.Options.Durability: CachingProvider<LMDBProvider>]
+    let raw: [LMDBProvider.Options.Durability: RawLMDBStore]
+    /// Synced stores for batches.
+    let batchProvider: LMDBProvider
+    let cachedBatch: CachingProvider<LMDBProvider>
+    private let counter = Atomic<Int64>(0)
+
+    /// A number never returned before, so that every write stores a new value.
+    func nextNumber() -> Int64 {
+        counter.add(1, ordering: .relaxed).newValue
+    }
+
+    init(directory: URL) throws {
+        let seed = (0..<Self.keyCount).map { DefaultsChange.set("settings.\($0)", .int(Int64($0))) }
+        func provider(_ name: String, _ durability: LMDBProvider.Options.Durability) throws -> LMDBProvider {
+            let provider = try LMDBProvider(path: directory.appendingPathComponent(name).path, options: .init(durability: durability))
+            try provider.apply(seed)
+            return provider
+        }
+        var providers: [LMDBProvider.Options.Durability: LMDBProvider] = [:]
+        var cached: [LMDBProvider.Options.Durability: CachingProvider<LMDBProvider>] = [:]
+        var raw: [LMDBProvider.Options.Durability: RawLMDBStore] = [:]
+        for durability in [LMDBProvider.Options.Durability.synced, .noSync] {
+            let name = durability == .synced ? "synced" : "nosync"
+            providers[durability] = try provider("provider-\(name)", durability)
+            cached[durability] = try provider("cached-\(name)", durability).cached()
+            let store = try RawLMDBStore(path: directory.appendingPathComponent("raw-\(name)").path, noSync: durability == .noSync)
+            store.write((0..<Self.keyCount).lazy.map { ("settings.\($0)", Int64($0)) })
+            raw[durability] = store
+        }
+        self.providers = providers
+        self.cached = cached
+        self.raw = raw
+        batchProvider = try provider("batch-provider", .synced)
+        cachedBatch = try provider("batch-cached", .synced).cached()
+    }
+
+    deinit {
+        for provider in providers.values { provider.close() }
+        for cache in cached.values { cache.upstream.close() }
+        batchProvider.close()
+        cachedBatch.upstream.close()
+    }
+}

@@ -1,0 +1,107 @@
+import CLMDB
+import Foundation
+
+/// An LMDB environment driven through the C API, as a C program would.
+///
+/// `@unchecked Sendable`: the benchmarks use it from one thread at a time, and its read
+/// transaction (which `MDB_NOTLS` lets move between threads) is only touched inside `read`.
+final class RawLMDBStore: @unchecked Sendable {
+    struct Failure: Error { var code: Int32 }
+
+    private let env: OpaquePointer
+    private let dbi: MDB_dbi
+    private let readTransaction: OpaquePointer
+
+    /// Opens (creating if needed) the store in the directory `path`, with a map of `mapSize`
+    /// bytes (LMDB's default, 10 MiB, is too small for the larger stores).
+    init(path: String, noSync: Bool, mapSize: Int = 1 << 30) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var env: OpaquePointer?
+        guard mdb_env_create(&env) == MDB_SUCCESS, let env else { throw Failure(code: -1) }
+        var rc = mdb_env_set_mapsize(env, mapSize)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        rc = mdb_env_open(env, path, UInt32(MDB_NOTLS) | (noSync ? UInt32(MDB_NOSYNC) : 0), 0o600)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        var txn: OpaquePointer?
+        rc = mdb_txn_begin(env, nil, 0, &txn)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        var dbi: MDB_dbi = 0
+        rc = mdb_dbi_open(txn, nil, 0, &dbi)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        rc = mdb_txn_commit(txn)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        var reader: OpaquePointer?
+        rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &reader)
+        guard rc == MDB_SUCCESS, let reader else { throw Failure(code: rc) }
+        mdb_txn_reset(reader)
+        self.env = env
+        self.dbi = dbi
+        readTransaction = reader
+    }
+
+    deinit {
+        mdb_txn_abort(readTransaction)
+        mdb_env_close(env)
+    }
+
+    /// The first byte of the value stored under `key`, read in the renewed read transaction.
+    func read(_ key: String) -> UInt8? {
+        var key = key
+        return key.withUTF8 { utf8 in
+            guard mdb_txn_renew(readTransaction) == MDB_SUCCESS else { return nil }
+            defer { mdb_txn_reset(readTransaction) }
+            return Self.firstByte(in: readTransaction, dbi, key: utf8)
+        }
+    }
+
+    /// Stores `value` (8 bytes) under `key` in its own write transaction.
+    func write(key: String, value: Int64) {
+        write(keys: CollectionOfOne(key), value: value)
+    }
+
+    /// Stores `value` (8 bytes) under each of `keys` in one write transaction.
+    func write(keys: some Sequence<String>, value: Int64) {
+        write(keys.lazy.map { ($0, value) })
+    }
+
+    /// Stores each pair's value (8 bytes) under its key, all in one write transaction.
+    func write(_ pairs: some Sequence<(String, Int64)>) {
+        var txn: OpaquePointer?
+        guard mdb_txn_begin(env, nil, 0, &txn) == MDB_SUCCESS else { return }
+        for (key, value) in pairs {
+            var key = key
+            var value = value
+            key.withUTF8 { utf8 in
+                var keyVal = MDB_val(mv_size: utf8.count, mv_data: UnsafeMutableRawPointer(mutating: utf8.baseAddress))
+                withUnsafeMutableBytes(of: &value) { bytes in
+                    var data = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                    _ = mdb_put(txn, dbi, &keyVal, &data, 0)
+                }
+            }
+        }
+        _ = mdb_txn_commit(txn)
+    }
+
+    /// Opens the store in `path`, reads the first byte of the value under `key` in a read
+    /// transaction, and closes it: the least a program that opens the store to read one value does.
+    static func openAndRead(path: String, key: String) -> UInt8? {
+        var env: OpaquePointer?
+        guard mdb_env_create(&env) == MDB_SUCCESS, let env else { return nil }
+        defer { mdb_env_close(env) }
+        guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o600) == MDB_SUCCESS else { return nil }
+        var txn: OpaquePointer?
+        guard mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn) == MDB_SUCCESS, let txn else { return nil }
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        guard mdb_dbi_open(txn, nil, 0, &dbi) == MDB_SUCCESS else { return nil }
+        var key = key
+        return key.withUTF8 { firstByte(in: txn, dbi, key: $0) }
+    }
+
+    private static func firstByte(in txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeBufferPointer<UInt8>) -> UInt8? {
+        var keyVal = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var data = MDB_val()
+        guard mdb_get(txn, dbi, &keyVal, &data) == MDB_SUCCESS, data.mv_size > 0 else { return nil }
+        return data.mv_data.load(as: UInt8.self)
+    }
+}

@@ -119,7 +119,33 @@ package.targets.append(
     )
 )
 
-// MARK: Benchmarks against the raw baselines (issue 13): every benchmark target uses the shared support.
+// MARK: Benchmarks against the raw baselines (issue 13)
+package.targets += [
+    // The raw C baselines (libsqlite3 and liblmdb driven directly, as a C program would).
+    .target(
+        name: "RawBaselines",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
+        ],
+        path: "Support/RawBaselines"
+    ),
+    // Runs one operation in a loop, for profiling under callgrind (see Docs/Performance.md).
+    .executableTarget(
+        name: "BenchmarkProbe",
+        dependencies: [
+            "RawBaselines",
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
+        ],
+        path: "Probe"
+    ),
+]
+// Every benchmark target uses the shared support; those with a raw C side, the raw baselines.
 for target in package.targets where target.type == .executable {
     target.dependencies.append("BenchmarkSupport")
+    if ["SQLiteBenchmarks", "LMDBBenchmarks"].contains(target.name) { target.dependencies.append("RawBaselines") }
 }

@@ -9,6 +9,7 @@ import AnyDefaultsLMDB
 import Benchmark
 import BenchmarkSupport
 import Foundation
+import RawBaselines
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: standardMetrics, maxDuration: .seconds(2))
@@ -104,31 +105,7 @@ let benchmarks: @Sendable () -> Void = {
 /// Point reads of random keys in stores of 1k, 100k and 1M keys, and opening a 100k-key store
 /// to read one key.
 private func scaleBenchmarks() {
-    // The stores are built in this benchmark's setup (so once per run), each in one write
-    // transaction, and read in turn, so that the ratios between them are timed in pairs.
-    let stores = Fixture("lmdb-scale") { directory in try LMDBScaleStores(directory: directory) }
-    func reads(_ store: @escaping @Sendable (LMDBScaleStores) -> LMDBScaleStore, raw: Bool = false) -> @Sendable (Int) throws -> Void {
-        let cursor = Turns()
-        return { count in
-            let store = store(try stores.value())
-            let sample = store.sample
-            for _ in 0..<count {
-                let key = sample[cursor.next() % sample.count]
-                if raw { blackHole(store.raw?.read(key)) } else { blackHole(try store.provider.value(forKey: key)) }
-            }
-        }
-    }
-    Paired.registerInterleaved(
-        "Scale: point reads of random keys in 1k, 100k and 1M keys, interleaved", repetitions: 1000, maxDuration: .seconds(4),
-        setup: { try stores.setUp() }, teardown: { stores.tearDown() },
-        operations: [reads(\.small), reads(\.medium), reads(\.large), reads(\.small, raw: true), reads(\.large, raw: true)],
-        ratios: [
-            .init(metric: Paired.custom("provider 1M/1k ×1000"), subject: 2, baseline: 0),
-            .init(metric: Paired.custom("provider 100k/1k ×1000"), subject: 1, baseline: 0),
-            .init(metric: Paired.custom("raw C 1M/1k ×1000"), subject: 4, baseline: 3),
-            .init(metric: Paired.custom("provider/raw C at 1M ×1000"), subject: 2, baseline: 4),
-            .init(metric: Paired.custom("provider/raw C at 1k ×1000"), subject: 0, baseline: 3),
-        ])
+    ScaleBenchmark.register("lmdb-scale") { directory, count in try LMDBScaleStore(directory: directory, count: count, raw: true) }
 
     // Opening a 100k-key store, reading one random key and closing it, through the provider and
     // with the C API, in turn (never both open at once: one environment per file per process).

@@ -1,12 +1,14 @@
 import AnyDefaultsCore
 import AnyDefaultsLMDB
+import Benchmark
 import BenchmarkSupport
 import Foundation
+import RawBaselines
 
 /// A store of `count` keys (``ScaleKeys``) written by LMDBProvider in one transaction, and, with
 /// `raw`, a store of the same keys (8-byte values) written with the C API in one transaction, in
 /// a directory of its own (one environment per file per process).
-final class LMDBScaleStore: Sendable {
+final class LMDBScaleStore: ScaleStore {
     let path: String
     let provider: LMDBProvider
     let raw: RawLMDBStore?
@@ -30,17 +32,13 @@ final class LMDBScaleStore: Sendable {
     deinit {
         provider.close()
     }
-}
 
-/// The stores of 1k, 100k and 1M keys the scale benchmark reads, with raw stores of 1k and 1M.
-final class LMDBScaleStores: Sendable {
-    let small: LMDBScaleStore
-    let medium: LMDBScaleStore
-    let large: LMDBScaleStore
+    func read(_ key: String) throws {
+        blackHole(try provider.value(forKey: key))
+    }
 
-    init(directory: URL) throws {
-        small = try LMDBScaleStore(directory: directory, count: 1_000, raw: true)
-        medium = try LMDBScaleStore(directory: directory, count: 100_000, raw: false)
-        large = try LMDBScaleStore(directory: directory, count: 1_000_000, raw: true)
+    func readRaw(_ key: String) {
+        blackHole(raw?.read(key))
     }
 }
+

@@ -1,11 +1,13 @@
 import AnyDefaultsCore
 import AnyDefaultsSQLite
+import Benchmark
 import BenchmarkSupport
 import Foundation
+import RawBaselines
 
 /// A store of `count` keys (``ScaleKeys``), written by SQLiteProvider in one transaction,
 /// closed (which checkpoints the log into the file) and reopened.
-final class SQLiteScaleStore: Sendable {
+final class SQLiteScaleStore: ScaleStore {
     let path: String
     let provider: SQLiteProvider
     /// A raw connection on the same file.
@@ -22,22 +24,13 @@ final class SQLiteScaleStore: Sendable {
         raw = try RawSQLite(path: path, full: false)
         sample = ScaleKeys.sample(of: count)
     }
-}
 
-/// The stores of 1k, 100k and 1M keys the scale benchmark reads, each in a directory of its own.
-final class SQLiteScaleStores: Sendable {
-    let small: SQLiteScaleStore
-    let medium: SQLiteScaleStore
-    let large: SQLiteScaleStore
+    func read(_ key: String) throws {
+        blackHole(try provider.value(forKey: key))
+    }
 
-    init(directory: URL) throws {
-        func store(_ count: Int) throws -> SQLiteScaleStore {
-            let subdirectory = directory.appendingPathComponent("\(count)")
-            try FileManager.default.createDirectory(at: subdirectory, withIntermediateDirectories: true)
-            return try SQLiteScaleStore(directory: subdirectory, count: count)
-        }
-        small = try store(1_000)
-        medium = try store(100_000)
-        large = try store(1_000_000)
+    func readRaw(_ key: String) {
+        blackHole(raw.read(key: key))
     }
 }
+

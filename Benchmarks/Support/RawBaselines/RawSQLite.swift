@@ -6,20 +6,20 @@ import CSQLite
 ///
 /// `@unchecked Sendable` is safe: package-benchmark runs one benchmark at a time, on one thread,
 /// so the connection is never used by two threads at once.
-final class RawSQLite: @unchecked Sendable {
+public final class RawSQLite: @unchecked Sendable {
     private let db: OpaquePointer
     private let select: OpaquePointer
     private let upsert: OpaquePointer
     private let begin: OpaquePointer
     private let commit: OpaquePointer
 
-    struct Failure: Error {
+    public struct Failure: Error {
         var message: String
     }
 
     static let selectSQL = "SELECT type, value FROM defaults WHERE key = ?1"
 
-    init(path: String, full: Bool) throws {
+    public init(path: String, full: Bool) throws {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db else {
             throw Failure(message: "open \(path)")
@@ -45,9 +45,14 @@ final class RawSQLite: @unchecked Sendable {
         commit = try prepare("COMMIT")
     }
 
+    deinit {
+        for statement in [select, upsert, begin, commit] { sqlite3_finalize(statement) }
+        sqlite3_close_v2(db)
+    }
+
     /// Commits more frames than the automatic checkpoint lets the log hold (1000 pages), without
     /// flushing, then checkpoints, so that later commits reuse the log from its start.
-    static func fillLog(path: String) throws {
+    public static func fillLog(path: String) throws {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
             throw Failure(message: "open \(path)")
@@ -66,14 +71,14 @@ final class RawSQLite: @unchecked Sendable {
 
     /// Reads the int stored under `key` (checking its type name's first byte, as any reader must
     /// look at the type), or `nil`.
-    func read(key: StaticString) -> Int64? {
+    public func read(key: StaticString) -> Int64? {
         sqlite3_bind_text(select, 1, UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self), Int32(key.utf8CodeUnitCount), nil)
         defer { sqlite3_reset(select) }
         return Self.int(from: select)
     }
 
     /// Reads the int stored under `key`, given as a Swift string (bound as its UTF-8 bytes).
-    func read(key: String) -> Int64? {
+    public func read(key: String) -> Int64? {
         defer { sqlite3_reset(select) }
         var key = key
         // Bound without a copy (SQLITE_STATIC), so the step happens while the bytes are there.
@@ -84,7 +89,7 @@ final class RawSQLite: @unchecked Sendable {
     }
 
     /// Stores the int `value` under `key` in one autocommit statement.
-    func upsert(key: StaticString, value: Int64) {
+    public func upsert(key: StaticString, value: Int64) {
         let int: StaticString = "int"
         sqlite3_bind_text(upsert, 1, UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self), Int32(key.utf8CodeUnitCount), nil)
         sqlite3_bind_text(upsert, 2, UnsafeRawPointer(int.utf8Start).assumingMemoryBound(to: CChar.self), 3, nil)
@@ -95,7 +100,7 @@ final class RawSQLite: @unchecked Sendable {
 
     /// Stores the int `value` under each of `keys` in one transaction (`BEGIN IMMEDIATE`, as the
     /// provider's batches take the write lock first).
-    func batch(keys: [StaticString], value: Int64) {
+    public func batch(keys: [StaticString], value: Int64) {
         sqlite3_step(begin)
         sqlite3_reset(begin)
         for key in keys { upsert(key: key, value: value) }
@@ -105,7 +110,7 @@ final class RawSQLite: @unchecked Sendable {
 
     /// Opens the store at `path`, reads the int under `key` with a statement prepared for it, and
     /// closes the connection: the least a program that opens the store to read one value does.
-    static func openAndRead(path: String, key: String) -> Int64? {
+    public static func openAndRead(path: String, key: String) -> Int64? {
         var db: OpaquePointer?
         defer { sqlite3_close_v2(db) }
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else { return nil }
@@ -121,7 +126,7 @@ final class RawSQLite: @unchecked Sendable {
 
     /// Opens the store at `path`, steps through every row reading its three columns, and closes
     /// the connection; returns the number of rows.
-    static func openAndScan(path: String) -> Int {
+    public static func openAndScan(path: String) -> Int {
         var db: OpaquePointer?
         defer { sqlite3_close_v2(db) }
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else { return 0 }

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the benchmarks use it from one thread at a time, and its read
 /// transaction (which `MDB_NOTLS` lets move between threads) is only touched inside `read`.
-final class RawLMDBStore: @unchecked Sendable {
-    struct Failure: Error { var code: Int32 }
+public final class RawLMDBStore: @unchecked Sendable {
+    public struct Failure: Error { var code: Int32 }
 
     private let env: OpaquePointer
     private let dbi: MDB_dbi
@@ -14,7 +14,7 @@ final class RawLMDBStore: @unchecked Sendable {
 
     /// Opens (creating if needed) the store in the directory `path`, with a map of `mapSize`
     /// bytes (LMDB's default, 10 MiB, is too small for the larger stores).
-    init(path: String, noSync: Bool, mapSize: Int = 1 << 30) throws {
+    public init(path: String, noSync: Bool, mapSize: Int = 1 << 30) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var env: OpaquePointer?
         guard mdb_env_create(&env) == MDB_SUCCESS, let env else { throw Failure(code: -1) }
@@ -45,7 +45,7 @@ final class RawLMDBStore: @unchecked Sendable {
     }
 
     /// The first byte of the value stored under `key`, read in the renewed read transaction.
-    func read(_ key: String) -> UInt8? {
+    public func read(_ key: String) -> UInt8? {
         var key = key
         return key.withUTF8 { utf8 in
             guard mdb_txn_renew(readTransaction) == MDB_SUCCESS else { return nil }
@@ -55,17 +55,17 @@ final class RawLMDBStore: @unchecked Sendable {
     }
 
     /// Stores `value` (8 bytes) under `key` in its own write transaction.
-    func write(key: String, value: Int64) {
+    public func write(key: String, value: Int64) {
         write(keys: CollectionOfOne(key), value: value)
     }
 
     /// Stores `value` (8 bytes) under each of `keys` in one write transaction.
-    func write(keys: some Sequence<String>, value: Int64) {
+    public func write(keys: some Sequence<String>, value: Int64) {
         write(keys.lazy.map { ($0, value) })
     }
 
     /// Stores each pair's value (8 bytes) under its key, all in one write transaction.
-    func write(_ pairs: some Sequence<(String, Int64)>) {
+    public func write(_ pairs: some Sequence<(String, Int64)>) {
         var txn: OpaquePointer?
         guard mdb_txn_begin(env, nil, 0, &txn) == MDB_SUCCESS else { return }
         for (key, value) in pairs {
@@ -84,7 +84,7 @@ final class RawLMDBStore: @unchecked Sendable {
 
     /// Opens the store in `path`, reads the first byte of the value under `key` in a read
     /// transaction, and closes it: the least a program that opens the store to read one value does.
-    static func openAndRead(path: String, key: String) -> UInt8? {
+    public static func openAndRead(path: String, key: String) -> UInt8? {
         var env: OpaquePointer?
         guard mdb_env_create(&env) == MDB_SUCCESS, let env else { return nil }
         defer { mdb_env_close(env) }

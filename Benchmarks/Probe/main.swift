@@ -1,0 +1,121 @@
+// Runs one operation of the benchmarks in a loop, so that a profiler sees only it:
+//   swift build -c release --product BenchmarkProbe
+//   valgrind --tool=callgrind --toggle-collect='*measuredLoop*' .build/release/BenchmarkProbe SCENARIO [COUNT [KEYS]]
+// Prints the mean time per operation (without a profiler, for a rough figure). Scenarios:
+//   lmdb-read-raw | lmdb-read-provider          point reads of random keys in a store of KEYS keys
+//   sqlite-read-raw | sqlite-read-provider      the same with SQLite
+//   lmdb-write-nosync-raw | -provider | -observed | -cached     one MDB_NOSYNC write
+//   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
+//   cached-read-string | typed-read-string      a cached String read, raw or through Defaults
+import AnyDefaultsCore
+import AnyDefaultsLMDB
+import AnyDefaultsMemory
+import AnyDefaultsSQLite
+import BenchmarkSupport
+import Foundation
+import RawBaselines
+
+@inline(never) func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+/// The loop a profiler collects (`--toggle-collect='*measuredLoop*'`).
+@inline(never) func measuredLoop(_ count: Int, _ body: (Int) throws -> Void) rethrows {
+    for index in 0..<count { try body(index) }
+}
+
+/// Runs `body` `count` times in ``measuredLoop(_:_:)`` and prints the mean time.
+func measure(_ name: String, _ count: Int, _ body: (Int) throws -> Void) rethrows {
+    let time = try ContinuousClock().measure { try measuredLoop(count, body) }
+    print("\(name): \(time / count) per operation")
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    print("usage: BenchmarkProbe SCENARIO [COUNT [KEYS]]")
+    exit(2)
+}
+let scenario = arguments[1]
+let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
+let keys = arguments.count > 3 ? Int(arguments[3]) ?? 1_000 : 1_000
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("anydefaults-probe-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+/// A variant of the scenario: the part after its last "-".
+let variant = scenario.split(separator: "-").last.map(String.init) ?? ""
+
+func store<P: DefaultsProvider>(_ provider: P) -> (any DefaultsProvider, DefaultsObservation?) {
+    switch variant {
+    case "cached": (provider.cached(), nil)
+    case "observed": (provider, provider.observe { keep($0) })
+    default: (provider, nil)
+    }
+}
+
+func cachedReads<P: DefaultsProvider>(_ upstream: P) throws {
+    try upstream.apply(facadeSeed().map { .set($0.key, $0.value) })
+    let cache = upstream.cached()
+    let defaults = Defaults(cache)
+    _ = try cache.value(forKey: "name")
+    if scenario.hasPrefix("typed") {
+        measure(scenario, count) { _ in keep(defaults[.benchName]) }
+    } else {
+        try measure(scenario, count) { _ in keep(try cache.value(forKey: "name")) }
+    }
+}
+
+switch scenario {
+case "lmdb-read-raw", "lmdb-read-provider", "sqlite-read-raw", "sqlite-read-provider":
+    let sample = ScaleKeys.sample(of: keys)
+    if scenario == "lmdb-read-raw" {
+        let raw = try RawLMDBStore(path: directory.appendingPathComponent("raw").path, noSync: true)
+        raw.write((0..<keys).lazy.map { (ScaleKeys.name($0), Int64($0)) })
+        measure(scenario, count) { keep(raw.read(sample[$0 % sample.count])) }
+    } else if scenario == "lmdb-read-provider" {
+        let provider = try LMDBProvider(path: directory.appendingPathComponent("provider").path)
+        try provider.apply(ScaleKeys.changes(count: keys))
+        try measure(scenario, count) { keep(try provider.value(forKey: sample[$0 % sample.count])) }
+    } else {
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let provider = try SQLiteProvider(path: path)
+        try provider.apply(ScaleKeys.changes(count: keys))
+        if scenario == "sqlite-read-raw" {
+            let raw = try RawSQLite(path: path, full: false)
+            measure(scenario, count) { keep(raw.read(key: sample[$0 % sample.count])) }
+        } else {
+            try measure(scenario, count) { keep(try provider.value(forKey: sample[$0 % sample.count])) }
+        }
+    }
+case let name where name.hasPrefix("lmdb-write-nosync-"):
+    let path = directory.appendingPathComponent("store").path
+    if variant == "raw" {
+        let raw = try RawLMDBStore(path: path, noSync: true)
+        measure(scenario, count) { raw.write(key: "k", value: Int64($0)) }
+    } else {
+        let (provider, observation) = store(try LMDBProvider(path: path, options: .init(durability: .noSync)))
+        try measure(scenario, count) { try provider.setValue(.int(Int64($0)), forKey: "k") }
+        keep(observation)
+    }
+case let name where name.hasPrefix("sqlite-batch-"):
+    let path = directory.appendingPathComponent("store.sqlite").path
+    let keys = (0..<10).map { "batch.key.\($0)" }
+    let seeding = try SQLiteProvider(path: path)
+    try seeding.apply(keys.map { .set($0, .int(-1)) })
+    seeding.close()
+    if variant == "raw" {
+        let raw = try RawSQLite(path: path, full: false)
+        let rawKeys: [StaticString] = [
+            "batch.key.0", "batch.key.1", "batch.key.2", "batch.key.3", "batch.key.4",
+            "batch.key.5", "batch.key.6", "batch.key.7", "batch.key.8", "batch.key.9",
+        ]
+        measure(scenario, count) { raw.batch(keys: rawKeys, value: Int64($0)) }
+    } else {
+        let (provider, observation) = store(try SQLiteProvider(path: path))
+        try measure(scenario, count) { index in try provider.apply(keys.map { .set($0, .int(Int64(index))) }) }
+        keep(observation)
+    }
+case "cached-read-string", "typed-read-string":
+    try cachedReads(InMemoryProvider())
+default:
+    print("unknown scenario \(scenario)")
+    exit(2)
+}

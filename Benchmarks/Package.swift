@@ -141,7 +141,7 @@ package.targets += [
             .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
             .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
         ],
-        path: "Probe"
+        path: "Support/BenchmarkProbe"
     ),
 ]
 // Every benchmark target uses the shared support; those with a raw C side, the raw baselines.

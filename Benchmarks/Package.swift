@@ -26,6 +26,7 @@ let package = Package(
         .target(
             name: "BenchmarkSupport",
             dependencies: [
+                "BenchmarkData",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
             ],
@@ -121,21 +122,23 @@ package.targets.append(
 
 // MARK: Benchmarks against the raw baselines (issue 13)
 package.targets += [
-    // The raw C baselines (libsqlite3 and liblmdb driven directly, as a C program would).
+    // What the benchmarks and the probe share, without the benchmark tooling: the raw C baselines
+    // (libsqlite3 and liblmdb driven directly, as a C program would), the keys of the scale
+    // stores, and the values the facade benchmarks read.
     .target(
-        name: "RawBaselines",
+        name: "BenchmarkData",
         dependencies: [
-            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
             .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
             .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
         ],
-        path: "Support/RawBaselines"
+        path: "Support/BenchmarkData"
     ),
     // Runs one operation in a loop, for profiling under callgrind (see Docs/Performance.md).
     .executableTarget(
         name: "BenchmarkProbe",
         dependencies: [
-            "RawBaselines",
+            "BenchmarkData",
             .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
             .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
             .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
@@ -144,8 +147,7 @@ package.targets += [
         path: "Support/BenchmarkProbe"
     ),
 ]
-// Every benchmark target uses the shared support; those with a raw C side, the raw baselines.
-for target in package.targets where target.type == .executable {
-    target.dependencies.append("BenchmarkSupport")
-    if ["SQLiteBenchmarks", "LMDBBenchmarks"].contains(target.name) { target.dependencies.append("RawBaselines") }
+// Every benchmark target uses the shared support (the probe does not: it runs without the tooling).
+for target in package.targets where target.type == .executable && target.name != "BenchmarkProbe" {
+    target.dependencies += ["BenchmarkSupport", "BenchmarkData"]
 }

@@ -9,7 +9,7 @@ import AnyDefaultsLMDB
 import Benchmark
 import BenchmarkSupport
 import Foundation
-import RawBaselines
+import BenchmarkData
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: standardMetrics, maxDuration: .seconds(2))

@@ -1,7 +1,7 @@
 import AnyDefaultsCore
 import AnyDefaultsLMDB
 import Foundation
-import RawBaselines
+import BenchmarkData
 import Synchronization
 
 /// The stores the read, write and batch benchmarks use: for each sync setting, one opened through

@@ -3,7 +3,7 @@ import AnyDefaultsLMDB
 import Benchmark
 import BenchmarkSupport
 import Foundation
-import RawBaselines
+import BenchmarkData
 
 /// A store of `count` keys (``ScaleKeys``) written by LMDBProvider in one transaction, and, with
 /// `raw`, a store of the same keys (8-byte values) written with the C API in one transaction, in

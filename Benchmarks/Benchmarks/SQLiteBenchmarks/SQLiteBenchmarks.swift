@@ -8,7 +8,7 @@ import AnyDefaultsSQLite
 import Benchmark
 import BenchmarkSupport
 import Foundation
-import RawBaselines
+import BenchmarkData
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: standardMetrics, timeUnits: .nanoseconds, maxDuration: .seconds(2))

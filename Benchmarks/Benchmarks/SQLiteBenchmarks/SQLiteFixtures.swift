@@ -2,7 +2,7 @@ import AnyDefaultsCore
 import AnyDefaultsSQLite
 import Benchmark
 import Foundation
-import RawBaselines
+import BenchmarkData
 import Synchronization
 
 /// The small stores the read, write and batch benchmarks use: a provider (plain, observed or

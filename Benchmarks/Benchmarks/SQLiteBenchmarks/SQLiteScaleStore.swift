@@ -3,7 +3,7 @@ import AnyDefaultsSQLite
 import Benchmark
 import BenchmarkSupport
 import Foundation
-import RawBaselines
+import BenchmarkData
 
 /// A store of `count` keys (``ScaleKeys``), written by SQLiteProvider in one transaction,
 /// closed (which checkpoints the log into the file) and reopened.

@@ -6,14 +6,14 @@
 //   sqlite-read-raw | sqlite-read-provider      the same with SQLite
 //   lmdb-write-nosync-raw | -provider | -observed | -cached     one MDB_NOSYNC write
 //   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
-//   cached-read-string | typed-read-string      a cached String read, raw or through Defaults
+//   cached-read-int | typed-read-int | cached-read-string | typed-read-string
+//                                               a cached read, raw or through Defaults
 import AnyDefaultsCore
 import AnyDefaultsLMDB
 import AnyDefaultsMemory
 import AnyDefaultsSQLite
-import BenchmarkSupport
 import Foundation
-import RawBaselines
+import BenchmarkData
 
 @inline(never) func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
 
@@ -56,10 +56,12 @@ func cachedReads<P: DefaultsProvider>(_ upstream: P) throws {
     let cache = upstream.cached()
     let defaults = Defaults(cache)
     _ = try cache.value(forKey: "name")
-    if scenario.hasPrefix("typed") {
-        measure(scenario, count) { _ in keep(defaults[.benchName]) }
-    } else {
-        try measure(scenario, count) { _ in keep(try cache.value(forKey: "name")) }
+    _ = try cache.value(forKey: "count")
+    switch scenario {
+    case "typed-read-int": measure(scenario, count) { _ in keep(defaults[.benchCount]) }
+    case "typed-read-string": measure(scenario, count) { _ in keep(defaults[.benchName]) }
+    case "cached-read-int": try measure(scenario, count) { _ in keep(try cache.value(forKey: "count")) }
+    default: try measure(scenario, count) { _ in keep(try cache.value(forKey: "name")) }
     }
 }
 
@@ -113,7 +115,7 @@ case let name where name.hasPrefix("sqlite-batch-"):
         try measure(scenario, count) { index in try provider.apply(keys.map { .set($0, .int(Int64(index))) }) }
         keep(observation)
     }
-case "cached-read-string", "typed-read-string":
+case "cached-read-int", "typed-read-int", "cached-read-string", "typed-read-string":
     try cachedReads(InMemoryProvider())
 default:
     print("unknown scenario \(scenario)")

@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import Benchmark
+import BenchmarkData
 import Foundation
 import Synchronization
 

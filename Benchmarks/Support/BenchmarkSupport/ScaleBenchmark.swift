@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkData
 import Foundation
 
 /// A store of many keys (``ScaleKeys``) that the scale benchmark reads, through its provider and

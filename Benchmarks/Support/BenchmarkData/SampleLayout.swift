@@ -7,18 +7,18 @@ public struct SampleLayout: Codable, Sendable, Hashable, DefaultsCodable {
     public var title: String
     public var widths: [Double]
 
+    public init(columns: Int, sidebar: Bool, title: String, widths: [Double]) {
+        self.columns = columns
+        self.sidebar = sidebar
+        self.title = title
+        self.widths = widths
+    }
+
     public static let example = SampleLayout(columns: 3, sidebar: true, title: "Main window", widths: [120, 480, 240])
 }
 
-extension DefaultsKeys {
-    public static let benchCount = DefaultsKey<Int>("count", default: 0)
-    public static let benchName = DefaultsKey<String>("name", default: "")
-    public static let benchLayout = DefaultsKey<SampleLayout>(
-        "layout", default: SampleLayout(columns: 0, sidebar: false, title: "", widths: []))
-}
-
-/// The values the facade benchmarks read, under the keys of ``DefaultsKeys/benchCount``,
-/// ``DefaultsKeys/benchName`` and ``DefaultsKeys/benchLayout``.
+/// The values the facade benchmarks read: an int under `count`, a string under `name`, a
+/// ``SampleLayout`` under `layout`.
 public func facadeSeed() -> [String: DefaultsValue] {
     [
         "count": .int(42),

@@ -15,6 +15,11 @@ import AnyDefaultsSQLite
 import Foundation
 import BenchmarkData
 
+extension DefaultsKeys {
+    static let benchCount = DefaultsKey<Int>("count", default: 0)
+    static let benchName = DefaultsKey<String>("name", default: "")
+}
+
 @inline(never) func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
 
 /// The loop a profiler collects (`--toggle-collect='*measuredLoop*'`).

@@ -4,6 +4,15 @@ import BenchmarkData
 import Foundation
 import Synchronization
 
+// Declared in the module that reads them, as an application declares its keys: a key declared
+// in another module is reached through a lazy-initialisation check on every read.
+extension DefaultsKeys {
+    static let benchCount = DefaultsKey<Int>("count", default: 0)
+    static let benchName = DefaultsKey<String>("name", default: "")
+    static let benchLayout = DefaultsKey<SampleLayout>(
+        "layout", default: SampleLayout(columns: 0, sidebar: false, title: "", widths: []))
+}
+
 /// The reads an application makes once a value is cached, over any backend, side by side with
 /// what they are built on: a bare `Mutex<[String: DefaultsValue]>` lookup (the floor), the
 /// cached read of ``CachingProvider``, and typed reads through ``Defaults`` (which uses that

@@ -141,6 +141,7 @@ package.targets += [
             "BenchmarkData",
             .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
             .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsJSONFile", package: "AnyDefaults"),
             .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
             .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
         ],

@@ -19,7 +19,7 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Baseline: atomic write of the same bytes") { benchmark in
         let write = try fixtures.value().single
-        for _ in benchmark.scaledIterations { write.writeBare() }
+        for _ in benchmark.scaledIterations { try write.writeBare() }
     }
     Benchmark("JSONFileProvider write") { benchmark in
         let write = try fixtures.value().single
@@ -38,7 +38,7 @@ let benchmarks: @Sendable () -> Void = {
         Paired.register(
             name, maxDuration: .seconds(3),
             subject: { count in try pick(fixtures.value()).writeThrough(count) },
-            baseline: { count in pick(try fixtures.value()).writeBare(count) })
+            baseline: { count in try pick(fixtures.value()).writeBare(count) })
     }
 
     let kilo = Benchmark.Configuration(metrics: standardMetrics, scalingFactor: .kilo)

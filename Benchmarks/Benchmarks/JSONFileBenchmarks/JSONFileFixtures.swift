@@ -1,13 +1,8 @@
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
-import Foundation
+import BenchmarkData
 import BenchmarkSupport
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A settings store of a realistic size and mix (about 1 KiB of JSON).
 func sampleValues() -> [String: DefaultsValue] {
@@ -82,22 +77,12 @@ final class PairedWrite: Sendable {
         for _ in 0..<count { try write(providerTurns.next() & 1) }
     }
 
-    /// Writes the bytes of the next state with a bare atomic write, `count` times.
-    func writeBare(_ count: Int = 1) {
-        for _ in 0..<count { bareAtomicWrite(contents[bareTurns.next() & 1], to: barePath, directory: directory) }
-    }
-}
+    struct BareWriteFailed: Error {}
 
-/// The bare atomic write the provider is measured against: what any careful program does.
-func bareAtomicWrite(_ bytes: [UInt8], to path: String, directory: String) {
-    let temporary = path + ".tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { fatalError("open: \(errno)") }
-    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    guard written == bytes.count, fsync(descriptor) == 0, close(descriptor) == 0, rename(temporary, path) == 0 else {
-        fatalError("write failed: \(errno)")
+    /// Writes the bytes of the next state with a bare atomic write, `count` times.
+    func writeBare(_ count: Int = 1) throws {
+        for _ in 0..<count {
+            guard bareAtomicWrite(contents[bareTurns.next() & 1], to: barePath, directory: directory) else { throw BareWriteFailed() }
+        }
     }
-    let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard directoryDescriptor >= 0, fsync(directoryDescriptor) == 0 else { fatalError("directory sync: \(errno)") }
-    close(directoryDescriptor)
 }

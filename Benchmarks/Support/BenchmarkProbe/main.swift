@@ -6,9 +6,11 @@
 //   sqlite-read-raw | sqlite-read-provider      the same with SQLite
 //   lmdb-write-nosync-raw | -provider | -observed | -cached     one MDB_NOSYNC write
 //   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
+//   json-write-bare | json-write-provider      one write of a 1 KiB settings file (run under strace -c too)
 //   cached-read-int | typed-read-int | cached-read-string | typed-read-string
 //                                               a cached read, raw or through Defaults
 import AnyDefaultsCore
+import AnyDefaultsJSONFile
 import AnyDefaultsLMDB
 import AnyDefaultsMemory
 import AnyDefaultsSQLite
@@ -119,6 +121,20 @@ case let name where name.hasPrefix("sqlite-batch-"):
         let (provider, observation) = store(try SQLiteProvider(path: path))
         try measure(scenario, count) { index in try provider.apply(keys.map { .set($0, .int(Int64(index))) }) }
         keep(observation)
+    }
+case "json-write-bare", "json-write-provider":
+    let path = directory.appendingPathComponent("settings.json").path
+    let provider = try JSONFileProvider(path: path)
+    try provider.apply((0..<20).map { .set("settings.key\($0)", .string("a value of a typical length \($0)")) })
+    if variant == "bare" {
+        var contents: [[UInt8]] = []
+        for state in 0..<2 {
+            try provider.setValue(.int(Int64(state)), forKey: "counter")
+            contents.append(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
+        measure(scenario, count) { keep(bareAtomicWrite(contents[$0 & 1], to: path + ".bare", directory: directory.path)) }
+    } else {
+        try measure(scenario, count) { try provider.setValue(.int(Int64($0 & 1)), forKey: "counter") }
     }
 case "cached-read-int", "typed-read-int", "cached-read-string", "typed-read-string":
     try cachedReads(InMemoryProvider())

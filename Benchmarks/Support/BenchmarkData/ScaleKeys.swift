@@ -14,7 +14,7 @@ public enum ScaleKeys {
     }
 
     /// The changes that fill a store with `count` keys holding a mix of ints, booleans, doubles
-    /// and strings of 18 to 24 bytes, in equal parts.
+    /// and strings of 14 to 18 bytes, in equal parts.
     public static func mixedChanges(count: Int) -> [DefaultsChange] {
         (0..<count).map { index in
             let value: DefaultsValue =

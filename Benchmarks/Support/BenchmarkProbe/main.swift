@@ -47,6 +47,16 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("a
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
 
+/// Prints the size of the files under `directory`, to relate a store's size to the caches.
+func printSize(of directory: URL, keys: Int) {
+    let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.fileSizeKey])
+    var bytes = 0
+    while let file = files?.nextObject() as? URL {
+        bytes += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+    }
+    print("files of the store of \(keys) keys: \(bytes / 1024) KiB")
+}
+
 /// A variant of the scenario: the part after its last "-".
 let variant = scenario.split(separator: "-").last.map(String.init) ?? ""
 
@@ -78,15 +88,18 @@ case "lmdb-read-raw", "lmdb-read-provider", "sqlite-read-raw", "sqlite-read-prov
     if scenario == "lmdb-read-raw" {
         let raw = try RawLMDBStore(path: directory.appendingPathComponent("raw").path, noSync: true)
         raw.write((0..<keys).lazy.map { (ScaleKeys.name($0), Int64($0)) })
+        printSize(of: directory, keys: keys)
         measure(scenario, count) { keep(raw.read(sample[$0 % sample.count])) }
     } else if scenario == "lmdb-read-provider" {
         let provider = try LMDBProvider(path: directory.appendingPathComponent("provider").path)
         try provider.apply(ScaleKeys.changes(count: keys))
+        printSize(of: directory, keys: keys)
         try measure(scenario, count) { keep(try provider.value(forKey: sample[$0 % sample.count])) }
     } else {
         let path = directory.appendingPathComponent("store.sqlite").path
         let provider = try SQLiteProvider(path: path)
         try provider.apply(ScaleKeys.changes(count: keys))
+        printSize(of: directory, keys: keys)
         if scenario == "sqlite-read-raw" {
             let raw = try RawSQLite(path: path, full: false)
             measure(scenario, count) { keep(raw.read(key: sample[$0 % sample.count])) }

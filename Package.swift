@@ -98,3 +98,12 @@ package.targets += [
 ]
 // The conformance suite runs on the provider too.
 package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsUserDefaults")
+
+// MARK: Reliability (issue 14)
+// Crash, concurrency, corruption, limit and leak tests over every backend of the umbrella, with a
+// child process that writes, checks and hammers stores opened by configuration.
+package.targets += [
+    .executableTarget(
+        name: "ReliabilityTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ReliabilityTestChild"),
+    .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
+]

@@ -43,7 +43,11 @@ import Darwin
 
     @Test(arguments: TestStore.persistentSchemes)
     func killedWritersLoseNothingAcknowledged(scheme: String) throws {
-        guard TestStore.isAvailable(scheme), Self.selected?.contains(scheme) ?? true else { return }
+        guard Self.selected?.contains(scheme) ?? true else { return }
+        guard TestStore.isAvailable(scheme) else {
+            print("crash-test \(scheme): not registered in this build, skipped")
+            return
+        }
         let seed = Self.environment["ANYDEFAULTS_CRASH_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         let summary = try withTestStore(scheme, forChildren: true) { store, directory in
             try Self.run(store, in: directory, seed: seed, runs: Self.runs)

@@ -18,6 +18,9 @@ struct TestStore: Sendable {
     let dataFile: String
     /// The suite to remove afterwards, for a UserDefaults store in this process's preferences.
     private let suite: String?
+    /// The one instance of a `memory:` store, which every ``open(_:)`` returns: it is gone with
+    /// its instance.
+    private let memory: (any DefaultsProvider)?
 
     /// The persistent backends of the umbrella, whether or not they are registered yet.
     static let persistentSchemes = ["json", "userdefaults", "sqlite", "lmdb"]
@@ -69,6 +72,7 @@ struct TestStore: Sendable {
         }
         self.environment = environment
         self.suite = suite
+        memory = scheme == "memory" ? try? ProviderRegistry.standard.makeProvider("memory:?cache=off") : nil
     }
 
     /// The store string with `options` added (`"recovery=moveaside"`), and the cache off.
@@ -82,7 +86,8 @@ struct TestStore: Sendable {
 
     /// Opens the store, without the cache.
     func open(_ options: String...) throws -> any DefaultsProvider {
-        try ProviderRegistry.standard.makeProvider(string(options))
+        if let memory { return memory }
+        return try ProviderRegistry.standard.makeProvider(string(options))
     }
 
     /// Removes what the store left outside its temporary directory (a UserDefaults suite in this

@@ -1,0 +1,178 @@
+import AnyDefaults
+import Foundation
+import Testing
+import TestSupport
+
+/// Damaged store files: truncated, zeroed, bit-flipped and garbage. Opening and reading them gives
+/// a `DefaultsError` (or, where the bytes still decode, values; never an empty store), never a
+/// crash; the damaged file stays on disk byte for byte unless recovery was asked for, and then it
+/// is kept aside.
+@Suite struct CorruptionTests {
+    /// A value no error message may quote.
+    static let secret = "SECRET-\(UUID().uuidString)"
+
+    /// What the stores hold before they are damaged.
+    static let contents: [String: DefaultsValue] = [
+        "password": .string(secret),
+        "token": .data(Data(secret.utf8)),
+        "count": .int(42),
+        "ratio": .double(0.25),
+        "flag": .bool(true),
+        "when": .date(Date(timeIntervalSinceReferenceDate: 1_000)),
+        "list": .array([.int(1), .string("two"), .double(3)]),
+        "nested": .dictionary(["inner": .dictionary(["secret": .string(secret)]), "n": .int(7)]),
+        "ключ": .string("значение"),
+    ]
+
+    /// Backends on which an empty (zero-length) file is an empty store by design: there is nothing
+    /// in it to lose. UserDefaults: Foundation on Linux treats it so, and a crash of Foundation's
+    /// own in-place rewrite leaves one.
+    static let emptyFileIsEmptyStore: Set<String> = ["userdefaults", "sqlite"]
+
+    /// One way of damaging a file.
+    struct Damage: CustomStringConvertible {
+        var description: String
+        var apply: @Sendable ([UInt8]) -> [UInt8]
+    }
+
+    /// The matrix: truncations, zeroing, seeded bit flips and garbage.
+    static func damages(length: Int) -> [Damage] {
+        var damages: [Damage] = []
+        for size in Set([0, 1, 8, 16, length / 4, length / 2, length - 1].filter { $0 >= 0 && $0 < length }).sorted() {
+            damages.append(Damage(description: "truncated to \(size) bytes") { Array($0.prefix(size)) })
+        }
+        damages.append(Damage(description: "zeroed") { [UInt8](repeating: 0, count: $0.count) })
+        damages.append(Damage(description: "first 4096 bytes zeroed") { bytes in
+            [UInt8](repeating: 0, count: min(4096, bytes.count)) + bytes.dropFirst(4096)
+        })
+        var random = SeededRandom(seed: 0xC0FFEE)
+        for flips in [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4, 4, 4, 16, 16] {
+            let positions = (0..<flips).map { _ in (Int(random.next() % UInt64(length)), UInt8(1) << (random.next() % 8)) }
+            damages.append(Damage(description: "\(flips) bits flipped at \(positions.map(\.0))") { bytes in
+                var bytes = bytes
+                for (position, mask) in positions where position < bytes.count { bytes[position] ^= mask }
+                return bytes
+            })
+        }
+        let garbage = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        damages.append(Damage(description: "random bytes") { _ in garbage })
+        damages.append(Damage(description: "text") { _ in Array("this is not a settings store \(secret)\n".utf8) })
+        return damages
+    }
+
+    @Test(arguments: TestStore.persistentSchemes)
+    func damagedFilesGiveTypedErrorsAndStayOnDisk(scheme: String) throws {
+        guard TestStore.isAvailable(scheme) else { return }
+        try withTestStore(scheme) { store, _ in
+            try Self.seed(store)
+            let original = try Self.bytes(store.dataFile)
+            try #require(!original.isEmpty)
+            var outcomes: [String: Int] = [:]
+            for damage in Self.damages(length: original.count) {
+                let damaged = damage.apply(original)
+                try Self.write(damaged, to: store.dataFile)
+                let outcome = Self.openAndRead(store)
+                switch outcome {
+                case .failure(let error):
+                    outcomes["error \(error.code)", default: 0] += 1
+                    #expect([.corrupted, .incompatibleFormat].contains(error.code), "\(damage): \(error)")
+                    #expect(error.path != nil, "\(damage): the error names no file")
+                    Self.expectNoSecret(in: error, damage)
+                case .success(let values):
+                    outcomes["read", default: 0] += 1
+                    if damaged.isEmpty, Self.emptyFileIsEmptyStore.contains(scheme) { break }
+                    #expect(!values.isEmpty, "\(damage): the damaged store read as empty")
+                }
+                #expect(try Self.bytes(store.dataFile) == damaged, "\(damage): the damaged file was changed")
+            }
+            print("corruption \(scheme): \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
+        }
+    }
+
+    @Test(arguments: TestStore.persistentSchemes)
+    func damageWhileOpenIsReportedAndNeverOverwritten(scheme: String) throws {
+        guard TestStore.isAvailable(scheme) else { return }
+        try withTestStore(scheme) { store, _ in
+            try Self.seed(store)
+            let provider = try store.open()
+            let garbage = Array("{ not a store \(Self.secret)".utf8) + [UInt8](repeating: 0xFF, count: 64)
+            try Self.write(garbage, to: store.dataFile)
+            let error = #expect(throws: DefaultsError.self) { try provider.setValue(.int(1), forKey: "after-damage") }
+            if let error { Self.expectNoSecret(in: error, "damage while open") }
+            #expect(try Self.bytes(store.dataFile) == garbage)
+        }
+    }
+
+    /// The opt-in recovery of each backend: the bad file is kept aside, byte for byte, and the
+    /// store starts empty and works.
+    @Test(arguments: [("json", "recovery=moveaside"), ("userdefaults", "recover=on")])
+    func recoveryKeepsTheBadFileAside(scheme: String, option: String) throws {
+        guard TestStore.isAvailable(scheme) else { return }
+        try withTestStore(scheme) { store, _ in
+            try Self.seed(store)
+            let garbage = Array("garbage \(Self.secret)".utf8)
+            try Self.write(garbage, to: store.dataFile)
+            let provider = try ProviderRegistry.standard.makeProvider(store.string(option))
+            #expect(try provider.allValues().isEmpty)
+            let directory = (store.dataFile as NSString).deletingLastPathComponent
+            let name = (store.dataFile as NSString).lastPathComponent
+            let kept = try FileManager.default.contentsOfDirectory(atPath: directory)
+                .filter { $0.hasPrefix(name + ".corrupt") }
+            #expect(kept.count == 1)
+            #expect(try kept.first.map { try Self.bytes(directory + "/" + $0) } == garbage)
+            try provider.setValue(.int(1), forKey: "fresh")
+            #expect(try store.open().value(forKey: "fresh") == .int(1))
+        }
+    }
+
+    // MARK: Helpers
+
+    static func seed(_ store: TestStore) throws {
+        let provider = try store.open()
+        try provider.apply(contents.map { .set($0.key, $0.value) })
+        #expect(try provider.allValues() == contents)
+    }
+
+    /// Opens the store anew and reads everything.
+    static func openAndRead(_ store: TestStore) -> Result<[String: DefaultsValue], DefaultsError> {
+        do {
+            let provider = try store.open()
+            let values = try provider.allValues()
+            _ = try provider.keys()
+            for key in contents.keys { _ = try provider.value(forKey: key) }
+            return .success(values)
+        } catch let error as DefaultsError {
+            return .failure(error)
+        } catch {
+            return .failure(DefaultsError(.internalError, "not a DefaultsError: \(error)", backend: "test"))
+        }
+    }
+
+    static func expectNoSecret(in error: DefaultsError, _ context: CustomStringConvertible) {
+        let texts = [error.description, String(reflecting: error), error.message, error.cause.map { "\($0)" } ?? ""]
+        #expect(!texts.contains { $0.contains(secret) }, "\(context): the error quotes a stored value")
+    }
+
+    static func bytes(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// A deterministic generator for reproducible damage (SplitMix64).
+struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

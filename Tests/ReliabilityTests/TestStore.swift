@@ -40,6 +40,11 @@ struct TestStore: Sendable {
     ///   `XDG_CONFIG_HOME`); otherwise it is a uniquely named suite in this process's preferences
     ///   directory (Foundation fixes that directory when the process starts).
     init(_ scheme: String, in directory: TemporaryDirectory, name: String = "store", forChildren: Bool = false) {
+        self.init(scheme, base: directory.path, name: name, forChildren: forChildren)
+    }
+
+    /// A new store of `scheme` in the directory `base`, which need not exist yet.
+    init(_ scheme: String, base: String, name: String = "store", forChildren: Bool = false) {
         self.scheme = scheme
         var environment: [String: String] = [:]
         var suite: String?
@@ -48,10 +53,10 @@ struct TestStore: Sendable {
             store = "memory:"
             dataFile = ""
         case "json":
-            store = "json:" + directory.path("\(name).json")
-            dataFile = directory.path("\(name).json")
+            store = "json:" + base + "/\(name).json"
+            dataFile = base + "/\(name).json"
         case "userdefaults" where forChildren:
-            let preferences = directory.path("preferences")
+            let preferences = base + "/preferences"
             environment["XDG_CONFIG_HOME"] = preferences
             store = "userdefaults:\(name)"
             dataFile = preferences + "/\(name).plist"
@@ -61,14 +66,14 @@ struct TestStore: Sendable {
             store = "userdefaults:\(name)"
             dataFile = (try? UserDefaultsProvider.propertyListURL(forSuite: name)?.path) ?? ""
         case "sqlite":
-            store = "sqlite:" + directory.path("\(name).sqlite")
-            dataFile = directory.path("\(name).sqlite")
+            store = "sqlite:" + base + "/\(name).sqlite"
+            dataFile = base + "/\(name).sqlite"
         case "lmdb":
-            store = "lmdb:" + directory.path(name)
-            dataFile = directory.path(name) + "/data.mdb"
+            store = "lmdb:" + base + "/" + name
+            dataFile = base + "/" + name + "/data.mdb"
         default:
-            store = "\(scheme):" + directory.path(name)
-            dataFile = directory.path(name)
+            store = "\(scheme):" + base + "/" + name
+            dataFile = base + "/" + name
         }
         self.environment = environment
         self.suite = suite

@@ -13,7 +13,8 @@
 //       Writes distinct keys and one shared key from <threads> threads at once, while a reader
 //       checks that batches are never seen half applied. Prints "ok" or the failures (exit 1).
 //   ReliabilityTestChild touch <store>
-//       Writes one key, so that the store creates its files.
+//       Writes one key under umask 0, so that the store creates its files with exactly the modes
+//       it asks for.
 import AnyDefaults
 import Foundation
 import Synchronization
@@ -102,6 +103,7 @@ case ("hammer", 5), ("hammer", 6):
     exit(failures.isEmpty ? 0 : 1)
 
 case ("touch", 2):
+    umask(0)
     do {
         try open(arguments[1]).setValue(.string("created"), forKey: "touched")
     } catch {

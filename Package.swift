@@ -28,6 +28,7 @@ let package = Package(
                 "AnyDefaultsMemory",
                 "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults",
+                "AnyDefaultsSQLite",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -98,6 +99,32 @@ package.targets += [
 ]
 // The conformance suite runs on the provider too.
 package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsUserDefaults")
+
+// MARK: SQLite backend (issue 3)
+package.products.append(.library(name: "AnyDefaultsSQLite", targets: ["AnyDefaultsSQLite"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CSQLite",
+        path: "Backends/CSQLite",
+        pkgConfig: "sqlite3",
+        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
+    .target(name: "AnyDefaultsSQLite", dependencies: ["AnyDefaultsCore", "CSQLite"], path: "Backends/SQLite"),
+    // A real second process for the multi-process and permission tests.
+    .executableTarget(
+        name: "SQLiteTestChild",
+        dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite"],
+        path: "Tests/Children/SQLiteTestChild"
+    ),
+    .testTarget(
+        name: "AnyDefaultsSQLiteTests",
+        dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite", "CSQLite", "TestSupport"]
+    ),
+])
+// The conformance suite runs on SQLiteProvider too.
+if let conformance = package.targets.first(where: { $0.name == "ConformanceTests" }) {
+    conformance.dependencies.append("AnyDefaultsSQLite")
+}
 
 // MARK: Reliability (issue 14)
 // Crash, concurrency, corruption, limit and leak tests over every backend of the umbrella, with a

@@ -49,6 +49,10 @@ package.targets.append(
             .product(name: "AnyDefaultsJSONFile", package: "AnyDefaults"),
         ],
         path: "Benchmarks/JSONFileBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)
+
 // MARK: UserDefaults backend (issue 6)
 package.targets.append(
     .executableTarget(
@@ -59,6 +63,20 @@ package.targets.append(
             .product(name: "AnyDefaultsUserDefaults", package: "AnyDefaults"),
         ],
         path: "Benchmarks/UserDefaultsBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)
+
+// MARK: SQLite backend (issue 3): SQLiteProvider beside raw libsqlite3 calls on the same table.
+package.targets.append(
+    .executableTarget(
+        name: "SQLiteBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsSQLite", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/SQLiteBenchmarks",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     )
 )

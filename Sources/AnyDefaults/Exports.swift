@@ -3,3 +3,4 @@
 @_exported import AnyDefaultsMemory
 @_exported import AnyDefaultsJSONFile
 @_exported import AnyDefaultsUserDefaults
+@_exported import AnyDefaultsSQLite

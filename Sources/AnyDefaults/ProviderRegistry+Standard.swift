@@ -1,6 +1,7 @@
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
 import AnyDefaultsMemory
+import AnyDefaultsSQLite
 import AnyDefaultsUserDefaults
 
 extension ProviderRegistry {
@@ -49,6 +50,19 @@ extension ProviderRegistry {
                 options: UserDefaultsProvider.Options(
                     recoverCorruptedFile: configuration.boolOption("recover", default: false),
                     lockTimeout: .seconds(configuration.intOption("locktimeout", in: 0...86_400, default: 10))))
+        }
+        register(
+            scheme: "sqlite", summary: "an SQLite database file (WAL), for many keys and many processes",
+            location: .path("PATH"),
+            options: [
+                StoreOption("durability", values: "normal|full", summary: "synchronous NORMAL (default: survives a crash) or FULL (also a power loss)"),
+                StoreOption("busytimeout", values: "seconds", summary: "how long a write waits for another process (default 5)"),
+            ]
+        ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+            try SQLiteProvider(
+                path: configuration.location,
+                durability: configuration.option("durability", choices: ["normal": .normal, "full": .full], default: .normal),
+                busyTimeout: .seconds(configuration.intOption("busytimeout", in: 0...86_400, default: 5)))
         }
     }
 }

@@ -56,17 +56,44 @@ public struct DefaultsConformanceSuite: Sendable {
         self.cleanup = cleanup
     }
 
+    /// A group of checks; Docs/Conformance.md lists what each checks.
+    public enum Group: String, CaseIterable, Sendable, CustomStringConvertible {
+        case roundTrips, typeFidelity, keys, removal, batches, persistence, concurrency, changeEvents, errors
+
+        public var description: String { rawValue }
+    }
+
+    /// Runs one group: the same as calling its method.
+    ///
+    /// With Swift Testing's arguments, every group becomes its own test case:
+    ///
+    /// ```swift
+    /// @Test(arguments: DefaultsConformanceSuite.Group.allCases)
+    /// func conformance(_ group: DefaultsConformanceSuite.Group) throws { try suite.run(group) }
+    /// ```
+    @discardableResult
+    public func run(_ group: Group) throws -> ConformanceReport {
+        switch group {
+        case .roundTrips: try roundTrips()
+        case .typeFidelity: try typeFidelity()
+        case .keys: try keys()
+        case .removal: try removal()
+        case .batches: try batches()
+        case .persistence: try persistence()
+        case .concurrency: try concurrency()
+        case .changeEvents: try changeEvents()
+        case .errors: try errors()
+        }
+    }
+
     /// Runs every group, and throws one failure listing the failed checks of all groups.
     @discardableResult
     public func run() throws -> [ConformanceReport] {
-        let groups: [() throws -> ConformanceReport] = [
-            roundTrips, typeFidelity, keys, removal, batches, persistence, concurrency, changeEvents, errors,
-        ]
         var reports: [ConformanceReport] = []
         var failures: [ConformanceFailure] = []
-        for group in groups {
+        for group in Group.allCases {
             do {
-                reports.append(try group())
+                reports.append(try run(group))
             } catch let failure as ConformanceFailure {
                 failures.append(failure)
             }

@@ -19,7 +19,7 @@ import TestSupport
 
     @Test func everyBuiltInSchemeIsRegistered() {
         let schemes = Set(ProviderRegistry.standard.registered.map { $0.scheme })
-        #expect(schemes.isSuperset(of: ["memory", "json", "userdefaults"]))
+        #expect(schemes.isSuperset(of: ["memory", "json", "userdefaults", "sqlite"]))
     }
 
     @Test func opensAJSONFileWithItsOptionsAndRejectsUnknownOnes() throws {
@@ -37,6 +37,19 @@ import TestSupport
             }
             #expect { try ProviderRegistry.standard.makeProvider("json:\(directory.path)/p.json?colour=red") } throws: {
                 ($0 as? DefaultsError)?.message.contains("Accepted: recovery=fail|moveaside, locktimeout=seconds, watch=on|off, cache=on|off") == true
+            }
+        }
+    }
+
+    @Test func opensSQLiteWithItsOptions() throws {
+        try withTemporaryDirectory { directory in
+            let store = try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/p.sqlite?durability=full&busytimeout=1")
+            try store.setValue(.int(7), forKey: "k")
+            let reopened = try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/p.sqlite?cache=off")
+            #expect(reopened is SQLiteProvider)
+            #expect(try reopened.value(forKey: "k") == .int(7))
+            #expect { try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/q.sqlite?durability=extra") } throws: {
+                ($0 as? DefaultsError)?.message.contains("use one of full, normal") == true
             }
         }
     }

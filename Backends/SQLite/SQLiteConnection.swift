@@ -1,0 +1,338 @@
+import AnyDefaultsCore
+import CSQLite
+
+/// One SQLite connection to a store file, with its statements prepared once and reused.
+///
+/// Not thread-safe by itself: ``SQLiteProvider`` keeps it inside a `Mutex`, so no two threads
+/// ever call SQLite on it at once (which is also why it is opened with `SQLITE_OPEN_NOMUTEX`).
+final class SQLiteConnection {
+    /// The absolute path of the store file.
+    let path: String
+    /// The store file's identity, which other instances on the same file share.
+    let fileID: SQLiteSharedFile.FileID
+    private var db: OpaquePointer?
+    private var statements: Statements?
+    /// Where the busy handler keeps its clock; touched only by SQLite calls made under the lock.
+    private let busyWait: UnsafeMutablePointer<SQLiteBusyWait>
+
+    /// The statements the provider runs, prepared when the store opens.
+    struct Statements {
+        let select: SQLiteStatement
+        let upsert: SQLiteStatement
+        let delete: SQLiteStatement
+        let keys: SQLiteStatement
+        let all: SQLiteStatement
+        let deleteAll: SQLiteStatement
+        let begin: SQLiteStatement
+        let commit: SQLiteStatement
+        let rollback: SQLiteStatement
+    }
+
+    /// Opens the store at `path`, creating it (owner-only) if it does not exist.
+    init(path: String, synchronous: StaticString, busyTimeout: Duration) throws(DefaultsError) {
+        // Connections are used from many threads (one at a time), which needs SQLite's own locks.
+        guard sqlite3_threadsafe() != 0 else {
+            throw DefaultsError(
+                .unsupported, "The system's SQLite library was built without thread support.",
+                backend: SQLiteProvider.backend, path: path)
+        }
+        (self.path, fileID) = try SQLiteStoreFile.prepare(path)
+        busyWait = .allocate(capacity: 1)
+        busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout))
+        // From here on deinit runs if the initializer throws, and closes what was opened.
+        var handle: OpaquePointer?
+        let rc = sqlite3_open_v2(self.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        db = handle
+        guard rc == SQLITE_OK, let handle else {
+            throw DefaultsError.sqlite(rc, db: handle, action: "Opening the store", path: self.path)
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_handler(handle, SQLiteBusyWait.handler, busyWait)
+        if sqlite3_db_readonly(handle, "main") == 1 {
+            throw DefaultsError(
+                .permissionDenied, "The store can only be opened read-only; it must be writable.",
+                backend: SQLiteProvider.backend, path: self.path)
+        }
+        try SQLiteSchema.open(self, busyTimeout: busyTimeout)
+        try execute("PRAGMA synchronous = \(synchronous)", action: "Setting the durability")
+        statements = try prepareStatements()
+    }
+
+    deinit {
+        close()
+        busyWait.deinitialize(count: 1)
+        busyWait.deallocate()
+    }
+
+    /// Finalizes the statements and closes the connection; later calls fail with `.closed`.
+    func close() {
+        statements = nil
+        guard let db else { return }
+        // Every statement still prepared, also those of an initializer that failed part-way, so
+        // that the connection really closes.
+        while let statement = sqlite3_next_stmt(db, nil) { sqlite3_finalize(statement) }
+        sqlite3_close_v2(db)
+        self.db = nil
+    }
+
+    // MARK: Operations
+
+    /// The value stored under the canonical `key`, or `nil`.
+    func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        try read(key, with: try open())
+    }
+
+    /// Every stored key.
+    func keys() throws(DefaultsError) -> [String] {
+        let statements = try open()
+        return try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
+            try storedKey(in: statement)
+        }
+    }
+
+    /// Every stored key with its value, read in one snapshot.
+    func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        let statements = try open()
+        var result: [String: DefaultsValue] = [:]
+        let pairs = try rows(of: statements.all, action: "Reading all values") { statement throws(DefaultsError) in
+            let key = try storedKey(in: statement)
+            return (key, try storedValue(in: statement, type: 1, value: 2, key: key))
+        }
+        for (key, value) in pairs { result[key] = value }
+        return result
+    }
+
+    /// Applies canonical, validated `changes` in one transaction and returns the events of the
+    /// keys whose value changed; with `reportingEvents` false it skips comparing and returns none.
+    func apply(_ changes: [DefaultsChange], reportingEvents: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        let statements = try open()
+        if changes.count == 1, !reportingEvents {
+            // One statement commits atomically on its own: no BEGIN/COMMIT round trips.
+            _ = try write(changes[0], with: statements)
+            return []
+        }
+        return try transaction(with: statements, action: "Applying the changes") { () throws(DefaultsError) in
+            var events: [DefaultsChangeEvent] = []
+            for change in changes {
+                if reportingEvents, let value = change.value, try previousValue(change.key, with: statements) == value {
+                    continue
+                }
+                if try write(change, with: statements), reportingEvents {
+                    events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
+                }
+            }
+            return events
+        }
+    }
+
+    /// Removes every key and returns the events of the removed keys if `reportingEvents`.
+    func removeAll(reportingEvents: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        let statements = try open()
+        guard reportingEvents else {
+            try check(statements.deleteAll.run(), action: "Removing all values")
+            return []
+        }
+        return try transaction(with: statements, action: "Removing all values") { () throws(DefaultsError) in
+            let keys = try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
+                try storedKey(in: statement)
+            }
+            try check(statements.deleteAll.run(), action: "Removing all values")
+            return keys.map { DefaultsChangeEvent(key: $0, newValue: nil) }
+        }
+    }
+
+    // MARK: Running SQL
+
+    /// Runs `sql` (which may return rows, like a PRAGMA) to its end, ignoring its rows.
+    func execute(_ sql: String, action: String) throws(DefaultsError) {
+        _ = try query(sql, action: action) { _ in 0 }
+    }
+
+    /// The first column of the first row of `sql`, read by `column`, or `nil` without a row.
+    func query<Value>(
+        _ sql: String, action: String, _ column: (SQLiteStatement) -> Value
+    ) throws(DefaultsError) -> Value? {
+        let statement = try prepare(sql, persistent: false, action: action)
+        defer { sqlite3_finalize(statement.handle) }
+        var first: Value?
+        while true {
+            switch statement.step() {
+            case SQLITE_ROW: if first == nil { first = column(statement) }
+            case SQLITE_DONE: return first
+            case let rc: throw error(rc, action: action)
+            }
+        }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`, rolling back if anything fails.
+    ///
+    /// `BEGIN IMMEDIATE` takes the write lock first (waiting in the busy handler), so that a
+    /// transaction never has to upgrade a read lock, which SQLite could refuse without waiting.
+    func transaction<Value>(
+        with statements: Statements, action: String, _ body: () throws(DefaultsError) -> Value
+    ) throws(DefaultsError) -> Value {
+        try check(statements.begin.run(), action: action)
+        do throws(DefaultsError) {
+            let result = try body()
+            try check(statements.commit.run(), action: action)
+            return result
+        } catch {
+            if let db, sqlite3_get_autocommit(db) == 0 { _ = statements.rollback.run() }
+            throw error
+        }
+    }
+
+    /// The error for SQLite result `rc` of `action`.
+    func error(_ rc: Int32, action: String, key: String? = nil) -> DefaultsError {
+        .sqlite(rc, db: db, action: action, path: path, key: key)
+    }
+
+    // MARK: Private
+
+    private func open() throws(DefaultsError) -> Statements {
+        guard let statements else {
+            throw DefaultsError(.closed, "The store was closed.", backend: SQLiteProvider.backend, path: path)
+        }
+        return statements
+    }
+
+    private func check(_ rc: Int32, action: String, key: String? = nil) throws(DefaultsError) {
+        guard rc == SQLITE_OK else { throw error(rc, action: action, key: key) }
+    }
+
+    private func prepare(_ sql: String, persistent: Bool, action: String) throws(DefaultsError) -> SQLiteStatement {
+        guard let db else {
+            throw DefaultsError(.closed, "The store was closed.", backend: SQLiteProvider.backend, path: path)
+        }
+        var handle: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let rc = sqlite3_prepare_v3(db, sql, -1, flags, &handle, nil)
+        guard rc == SQLITE_OK, let handle else { throw error(rc, action: action) }
+        return SQLiteStatement(handle: handle)
+    }
+
+    private func prepareStatements() throws(DefaultsError) -> Statements {
+        let action = "Preparing the store's statements"
+        do throws(DefaultsError) {
+            let table = SQLiteSchema.table
+            return Statements(
+                select: try prepare("SELECT type, value FROM \(table) WHERE key = ?1", persistent: true, action: action),
+                upsert: try prepare(
+                    """
+                    INSERT INTO \(table) (key, type, value) VALUES (?1, ?2, ?3)
+                    ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value
+                    """, persistent: true, action: action),
+                delete: try prepare("DELETE FROM \(table) WHERE key = ?1", persistent: true, action: action),
+                keys: try prepare("SELECT key FROM \(table)", persistent: true, action: action),
+                all: try prepare("SELECT key, type, value FROM \(table)", persistent: true, action: action),
+                deleteAll: try prepare("DELETE FROM \(table)", persistent: true, action: action),
+                begin: try prepare("BEGIN IMMEDIATE", persistent: true, action: action),
+                commit: try prepare("COMMIT", persistent: true, action: action),
+                rollback: try prepare("ROLLBACK", persistent: true, action: action))
+        } catch {
+            // The identity checks passed, so a missing table or column means a damaged schema.
+            throw DefaultsError(
+                .corrupted, "The store's table '\(SQLiteSchema.table)' is missing or has the wrong columns.",
+                backend: SQLiteProvider.backend, path: path, cause: error)
+        }
+    }
+
+    private func read(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
+        let select = statements.select
+        let result: Result<DefaultsValue?, DefaultsError> = select.withBound(text: key, to: 1) { rc in
+            guard rc == SQLITE_OK else { return .failure(error(rc, action: "Reading the value", key: key)) }
+            switch select.step() {
+            case SQLITE_ROW:
+                return Result { () throws(DefaultsError) in try storedValue(in: select, type: 0, value: 1, key: key) }
+            case SQLITE_DONE:
+                return .success(nil)
+            case let rc:
+                return .failure(error(rc, action: "Reading the value", key: key))
+            }
+        }
+        return try result.get()
+    }
+
+    /// The value a write would replace; a damaged one counts as absent, so that it can be
+    /// overwritten (and the write reported) whether or not anyone observes.
+    private func previousValue(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
+        do throws(DefaultsError) {
+            return try read(key, with: statements)
+        } catch where error.code == .corrupted {
+            return nil
+        }
+    }
+
+    /// Writes one change; returns whether a row was written or removed.
+    private func write(_ change: DefaultsChange, with statements: Statements) throws(DefaultsError) -> Bool {
+        let (statement, action) =
+            change.value == nil ? (statements.delete, "Removing the value") : (statements.upsert, "Writing the value")
+        let rc = statement.withBound(text: change.key, to: 1) { rc in
+            guard rc == SQLITE_OK else { return rc }
+            if let value = change.value {
+                let rc = SQLiteRowFormat.bind(value, type: 2, value: 3, in: statement)
+                guard rc == SQLITE_OK else { return rc }
+            }
+            return statement.step()
+        }
+        guard rc == SQLITE_DONE else { throw error(rc, action: action, key: change.key) }
+        return sqlite3_changes(db) > 0
+    }
+
+    private func rows<Row>(
+        of statement: SQLiteStatement, action: String, _ row: (SQLiteStatement) throws(DefaultsError) -> Row
+    ) throws(DefaultsError) -> [Row] {
+        defer { statement.reset() }
+        var result: [Row] = []
+        while true {
+            switch statement.step() {
+            case SQLITE_ROW: result.append(try row(statement))
+            case SQLITE_DONE: return result
+            case let rc: throw error(rc, action: action)
+            }
+        }
+    }
+
+    private func storedKey(in statement: SQLiteStatement) throws(DefaultsError) -> String {
+        guard statement.type(column: 0) == SQLITE_TEXT,
+            let key = String(validating: statement.textBytes(column: 0).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        else {
+            throw DefaultsError(
+                .corrupted, "A key in the store is not valid UTF-8 text.", backend: SQLiteProvider.backend, path: path)
+        }
+        return key
+    }
+
+    private func storedValue(
+        in statement: SQLiteStatement, type: Int32, value: Int32, key: String
+    ) throws(DefaultsError) -> DefaultsValue {
+        do {
+            return try SQLiteRowFormat.read(type: type, value: value, of: statement)
+        } catch {
+            throw DefaultsError(
+                .corrupted, "The value stored under this key is damaged: \(error.reason).",
+                backend: SQLiteProvider.backend, key: key, path: path, cause: error)
+        }
+    }
+}
+
+// MARK: Inspection, for tests
+
+extension SQLiteConnection {
+    /// Lowers the largest string or blob SQLite accepts, to provoke a failure part-way through a
+    /// batch.
+    func limitLength(to bytes: Int32) {
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, bytes)
+    }
+
+    /// How many statements are prepared on the connection right now.
+    var preparedStatementCount: Int {
+        var count = 0
+        var statement = sqlite3_next_stmt(db, nil)
+        while let current = statement {
+            count += 1
+            statement = sqlite3_next_stmt(db, current)
+        }
+        return count
+    }
+}

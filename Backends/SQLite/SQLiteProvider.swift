@@ -1,0 +1,169 @@
+import AnyDefaultsCore
+import Foundation
+import Synchronization
+
+/// A provider that keeps values in an SQLite database file, through the system's libsqlite3.
+///
+/// Durable, with atomic batches, and safe to share between threads, between several instances in
+/// one process and between processes: every instance reads the file itself (nothing is cached),
+/// so a write made through one instance is seen at once by every other. The file uses SQLite's
+/// write-ahead log, so readers never wait for writers; writers queue behind each other for up to
+/// `busyTimeout` instead of failing with "database is locked".
+///
+/// ```swift
+/// let store = try SQLiteProvider(path: "/var/lib/myapp/settings.sqlite")
+/// try store.setValue(.string("dark"), forKey: "ui.theme")
+/// try store.apply([.set("window.width", .int(1280)), .remove("window.legacySize")])
+/// ```
+///
+/// The file can be inspected with the `sqlite3` shell (`SELECT key, type, value FROM defaults`);
+/// Docs/Backends.md describes the format. A new file is created readable and writable by its owner
+/// only (mode 0600).
+public final class SQLiteProvider: DefaultsProvider {
+    static let backend = "SQLite"
+
+    /// How far a committed write is protected, set with `PRAGMA synchronous`.
+    public enum Durability: Sendable, Hashable {
+        /// `synchronous = NORMAL`: a committed write survives the process crashing; a power loss or
+        /// operating-system crash may undo the last writes, but never damages the file. The default.
+        case normal
+        /// `synchronous = FULL`: every commit is flushed to the disk before it returns, so it also
+        /// survives a power loss. Each write then costs a disk flush.
+        case full
+    }
+
+    /// The absolute path of the store file.
+    public let path: String
+    /// How far committed writes are protected.
+    public let durability: Durability
+
+    // Mutex<SQLiteConnection> is Sendable without an @unchecked: the connection (and the C
+    // pointers it holds) is handed to the Mutex on creation and reached only through withLock.
+    private let connection: Mutex<SQLiteConnection>
+    private let broadcaster = ChangeBroadcaster()
+    /// The other instances on the same file in this process, which are told of this one's commits.
+    private let sharedFile: SQLiteSharedFile
+
+    /// Opens the store at `path`, creating the file if it does not exist.
+    ///
+    /// - Parameters:
+    ///   - path: The store file. Its directory must exist and be writable (SQLite keeps its
+    ///     `-wal` and `-shm` files beside the store).
+    ///   - durability: How far committed writes are protected; ``Durability/normal`` by default.
+    ///   - busyTimeout: How long a write waits for another connection's transaction before failing
+    ///     with ``DefaultsError/Code-swift.struct/busy``; taken as between zero and one year.
+    /// - Throws: ``DefaultsError`` naming the path: `.notFound` for a missing directory,
+    ///   `.permissionDenied` for a file or directory that cannot be written, `.corrupted` for a
+    ///   file that is not an SQLite database or is damaged, `.incompatibleFormat` for another
+    ///   application's database or a store written by a newer version. The file is left as it is.
+    public init(path: String, durability: Durability = .normal, busyTimeout: Duration = .seconds(5))
+        throws(DefaultsError)
+    {
+        let synchronous: StaticString = durability == .full ? "FULL" : "NORMAL"
+        // Bounded, so that no deadline computed from it can overflow.
+        let busyTimeout = min(max(busyTimeout, .zero), .seconds(365 * 86_400))
+        let connection = try SQLiteConnection(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
+        self.path = connection.path
+        self.durability = durability
+        sharedFile = SQLiteSharedFile.join(connection.fileID, broadcaster: broadcaster)
+        self.connection = Mutex(connection)
+    }
+
+    deinit {
+        sharedFile.leave(broadcaster)
+    }
+
+    /// Opens the store at the file `url`; see ``init(path:durability:busyTimeout:)``.
+    public convenience init(url: URL, durability: Durability = .normal, busyTimeout: Duration = .seconds(5))
+        throws(DefaultsError)
+    {
+        try self.init(path: url.path, durability: durability, busyTimeout: busyTimeout)
+    }
+
+    public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess] }
+
+    public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        return try connection.withLock { connection throws(DefaultsError) in try connection.value(forKey: key) }
+    }
+
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend)
+        try commit([.set(key, value)])
+    }
+
+    public func removeValue(forKey key: String) throws(DefaultsError) {
+        try commit([.remove(DefaultsValidation.canonicalKey(key, backend: Self.backend))])
+    }
+
+    public func keys() throws(DefaultsError) -> [String] {
+        try connection.withLock { connection throws(DefaultsError) in try connection.keys() }
+    }
+
+    public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        try connection.withLock { connection throws(DefaultsError) in try connection.allValues() }
+    }
+
+    /// Applies `changes` in one SQLite transaction: all or nothing, also if the process dies.
+    public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        guard !changes.isEmpty else { return }
+        try commit(changes)
+    }
+
+    public func removeAll() throws(DefaultsError) {
+        let queued = try connection.withLock { connection throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
+                try connection.removeAll(reportingEvents: reportingEvents)
+            }
+        }
+        if queued { sharedFile.deliverPending() }
+    }
+
+    /// Writes validated, canonical `changes` and reports them to every instance on the file.
+    private func commit(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let queued = try connection.withLock { connection throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
+                try connection.apply(changes, reportingEvents: reportingEvents)
+            }
+        }
+        if queued { sharedFile.deliverPending() }
+    }
+
+    /// Reports changes made through this instance (origin `.local`) and through other instances
+    /// on the same file in this process (origin `.external`). Changes made by other processes are
+    /// read by every later call but not reported as events.
+    public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        broadcaster.observe(handler)
+    }
+
+    /// Closes the file now instead of when the provider is released. Later calls fail with
+    /// ``DefaultsError/Code-swift.struct/closed``; closing again does nothing.
+    public func close() {
+        connection.withLock { $0.close() }
+    }
+}
+
+// MARK: Inspection, for tests
+
+extension SQLiteProvider {
+    /// The value of `PRAGMA name` on this instance's connection, as text.
+    func pragma(_ name: String) throws(DefaultsError) -> String? {
+        try connection.withLock { connection throws(DefaultsError) in
+            try connection.query("PRAGMA \(name)", action: "Reading PRAGMA \(name)") {
+                String(decoding: $0.textBytes(column: 0), as: UTF8.self)
+            }
+        }
+    }
+
+    /// Lowers the largest string or blob this instance's connection accepts.
+    func limitLength(to bytes: Int32) {
+        connection.withLock { $0.limitLength(to: bytes) }
+    }
+
+    /// How many statements are prepared on this instance's connection.
+    var preparedStatementCount: Int {
+        connection.withLock { $0.preparedStatementCount }
+    }
+}

@@ -1,0 +1,134 @@
+import AnyDefaultsCore
+import CSQLite
+
+/// The layout of a store file and how it is recognised, created and (in later versions) migrated.
+///
+/// A store is an SQLite database in WAL mode whose header carries
+/// `PRAGMA application_id = 0x41446566` ("ADef", marking it as an AnyDefaults store) and
+/// `PRAGMA user_version` = the schema version, with one table:
+///
+/// ```sql
+/// CREATE TABLE defaults (key TEXT PRIMARY KEY NOT NULL, type TEXT NOT NULL, value) WITHOUT ROWID
+/// ```
+///
+/// `value` has no declared type, so SQLite stores what is bound exactly as it is (no type
+/// affinity converts it). Opening a file never guesses: an empty database becomes a store; a store
+/// of this version opens; anything else (another application's database, a newer schema version)
+/// is an error and the file is left untouched.
+enum SQLiteSchema {
+    /// The table that holds the values.
+    static let table = "defaults"
+    /// "ADef": marks the file as an AnyDefaults store.
+    static let applicationID: Int32 = 0x4144_6566
+    /// The schema version this library writes and reads.
+    static let version: Int32 = 1
+
+    private static let createTable =
+        "CREATE TABLE \(table) (key TEXT PRIMARY KEY NOT NULL, type TEXT NOT NULL, value) WITHOUT ROWID"
+
+    /// What a file holds, read from its header and schema.
+    private struct Identity {
+        var applicationID: Int32
+        var version: Int32
+        var schemaObjects: Int64
+    }
+
+    /// Makes `connection`'s file a store of this version: checks what it is, switches the journal
+    /// to WAL, and creates the table in a new file.
+    ///
+    /// Several processes may open a new file at once; a step that SQLite refuses with SQLITE_BUSY
+    /// without calling the busy handler (switching the journal mode can) is retried until the
+    /// busy timeout has passed.
+    static func open(_ connection: SQLiteConnection, busyTimeout: Duration) throws(DefaultsError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: busyTimeout)
+        while true {
+            do throws(DefaultsError) {
+                return try openOnce(connection)
+            } catch where error.code == .busy && clock.now < deadline {
+                SQLiteBusyWait.sleep(nanoseconds: 1_000_000)
+            }
+        }
+    }
+
+    private static func openOnce(_ connection: SQLiteConnection) throws(DefaultsError) {
+        let identity = try read(connection)
+        let isNew = identity.applicationID == 0 && identity.schemaObjects == 0
+        // Check first: another application's database must not even have its journal mode changed.
+        if !isNew { try check(identity, path: connection.path) }
+        // WAL is recorded in the file, so this changes nothing on a store already in WAL mode.
+        let mode = try connection.query("PRAGMA journal_mode = WAL", action: "Switching to WAL") { statement in
+            String(decoding: statement.textBytes(column: 0), as: UTF8.self)
+        }
+        guard mode?.lowercased() == "wal" else {
+            throw DefaultsError(
+                .unsupported,
+                "SQLite could not use write-ahead logging for this file (journal mode \(mode ?? "unknown")); "
+                    + "the file system may not support the shared memory it needs.",
+                backend: SQLiteProvider.backend, path: connection.path)
+        }
+        if isNew { try create(connection) }
+    }
+
+    /// Reads the identity in one statement, so that it comes from one snapshot even while another
+    /// process is creating the store.
+    private static func read(_ connection: SQLiteConnection) throws(DefaultsError) -> Identity {
+        let identity = try connection.query(
+            """
+            SELECT (SELECT application_id FROM pragma_application_id),
+                   (SELECT user_version FROM pragma_user_version),
+                   (SELECT count(*) FROM sqlite_schema)
+            """, action: "Reading the store's header"
+        ) { statement in
+            Identity(
+                applicationID: Int32(truncatingIfNeeded: statement.int64(column: 0)),
+                version: Int32(truncatingIfNeeded: statement.int64(column: 1)),
+                schemaObjects: statement.int64(column: 2))
+        }
+        return identity ?? Identity(applicationID: 0, version: 0, schemaObjects: 0)
+    }
+
+    private static func check(_ identity: Identity, path: String) throws(DefaultsError) {
+        guard identity.applicationID == applicationID else {
+            throw DefaultsError(
+                .incompatibleFormat,
+                "The file is an SQLite database but not an AnyDefaults store (application_id "
+                    + "\(identity.applicationID), expected \(applicationID)); it was left as it is.",
+                backend: SQLiteProvider.backend, path: path)
+        }
+        if identity.version > version {
+            throw DefaultsError(
+                .incompatibleFormat,
+                "The store has schema version \(identity.version), written by a newer version of AnyDefaults; "
+                    + "this version reads up to \(version). It was left as it is.",
+                backend: SQLiteProvider.backend, path: path)
+        }
+        // Versions below 1 were never written; a later version migrates older ones here.
+        guard identity.version == version else {
+            throw DefaultsError(
+                .corrupted, "The store records schema version \(identity.version), which no AnyDefaults wrote.",
+                backend: SQLiteProvider.backend, path: path)
+        }
+    }
+
+    /// Creates the table in a new file. Another process may be doing the same, so it checks again
+    /// inside the write transaction.
+    private static func create(_ connection: SQLiteConnection) throws(DefaultsError) {
+        let action = "Creating the store"
+        try connection.execute("BEGIN IMMEDIATE", action: action)
+        do throws(DefaultsError) {
+            let identity = try read(connection)
+            if identity.applicationID == 0, identity.schemaObjects == 0 {
+                try connection.execute(createTable, action: action)
+                try connection.execute("PRAGMA application_id = \(applicationID)", action: action)
+                try connection.execute("PRAGMA user_version = \(version)", action: action)
+            } else {
+                try check(identity, path: connection.path)
+            }
+            try connection.execute("COMMIT", action: action)
+        } catch {
+            try? connection.execute("ROLLBACK", action: action)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import AnyDefaultsCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The checks made on a store's path before SQLite sees it, so that a missing directory or a
+/// denied permission is reported clearly (naming the path) instead of as SQLite's "unable to open
+/// database file", and so that a new store is created readable by its owner only.
+enum SQLiteStoreFile {
+    /// Checks `path` and returns it as an absolute path, with the file's identity; creates an empty
+    /// file with mode 0600 if none exists. SQLite gives the `-wal` and `-shm` files it creates the
+    /// mode of the store file, so those are owner-only too.
+    static func prepare(_ path: String) throws(DefaultsError) -> (path: String, id: SQLiteSharedFile.FileID) {
+        guard !path.isEmpty else {
+            throw DefaultsError(.invalidConfiguration, "The store path is empty.", backend: SQLiteProvider.backend)
+        }
+        // Absolute, so SQLite never reads a name such as ":memory:" as one of its special names.
+        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).standardizedFileURL
+        let absolute = url.path
+        let directory = url.deletingLastPathComponent().path
+        try checkDirectory(directory)
+
+        var info = stat()
+        if stat(absolute, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw DefaultsError(
+                    .invalidConfiguration, "The store path names something that is not a regular file.",
+                    backend: SQLiteProvider.backend, path: absolute)
+            }
+            guard access(absolute, R_OK | W_OK) == 0 else {
+                throw failure(errno, "The store file cannot be read and written", path: absolute)
+            }
+            return (absolute, identity(info))
+        }
+        guard errno == ENOENT else { throw failure(errno, "The store file cannot be examined", path: absolute) }
+        let descriptor = open(absolute, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno != EEXIST {  // EEXIST: another process created it just now, which is fine.
+            throw failure(errno, "The store file cannot be created", path: absolute)
+        }
+        guard stat(absolute, &info) == 0 else { throw failure(errno, "The store file cannot be examined", path: absolute) }
+        return (absolute, identity(info))
+    }
+
+    private static func identity(_ info: stat) -> SQLiteSharedFile.FileID {
+        SQLiteSharedFile.FileID(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+    }
+
+    private static func checkDirectory(_ directory: String) throws(DefaultsError) {
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            throw failure(errno, "The store's directory cannot be used", path: directory)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw DefaultsError(
+                .notFound, "The store's directory is not a directory.", backend: SQLiteProvider.backend,
+                path: directory)
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw failure(
+                errno,
+                "The store's directory cannot be written; SQLite keeps its write-ahead log (-wal) and "
+                    + "shared-memory index (-shm) files beside the store",
+                path: directory)
+        }
+    }
+
+    private static func failure(_ number: Int32, _ what: String, path: String) -> DefaultsError {
+        let cause = POSIXError(POSIXErrorCode(rawValue: number) ?? .EIO)
+        let code: DefaultsError.Code
+        let reason: String
+        switch number {
+        case ENOENT, ENOTDIR:
+            (code, reason) = (.notFound, "it does not exist")
+        case EACCES, EPERM, EROFS:
+            (code, reason) = (.permissionDenied, "permission denied")
+        default:
+            (code, reason) = (.ioFailure, String(cString: strerror(number)))
+        }
+        return DefaultsError(code, "\(what): \(reason).", backend: SQLiteProvider.backend, path: path, cause: cause)
+    }
+}

@@ -1,0 +1,67 @@
+// A second process for the SQLite backend's tests. Commands:
+//
+//   write <path> <prefix> <count>   sets "<prefix>.<i>" to .int(i) for i in 0..<count, one write
+//                                   each; exit status 1 and the error on stderr if one fails
+//   batch <path> <prefix> <count>   the same in batches of 10, observed (so each is a transaction
+//                                   that also reads the old values)
+//   read <path> <key>               prints the value stored under key, or "nil"
+//   open <path> [--unprivileged]    opens the store, reads and writes a key; prints "ok" or
+//                                   "error <code> <path>"; with --unprivileged it first gives up
+//                                   root (to user and group 65534), so permission checks apply
+import AnyDefaultsCore
+import AnyDefaultsSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("SQLiteTestChild: \(message)\n".utf8))
+    exit(1)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first, arguments.count >= 2 else { fail("usage: write|read|open <path> ...") }
+let path = arguments[1]
+
+do {
+    switch command {
+    case "write":
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: write <path> <prefix> <count>") }
+        let store = try SQLiteProvider(path: path)
+        for index in 0..<count {
+            try store.setValue(.int(Int64(index)), forKey: "\(arguments[2]).\(index)")
+        }
+    case "batch":
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: batch <path> <prefix> <count>") }
+        let store = try SQLiteProvider(path: path)
+        let observation = store.observe { _ in }
+        for start in stride(from: 0, to: count, by: 10) {
+            try store.apply((start..<min(start + 10, count)).map { .set("\(arguments[2]).\($0)", .int(Int64($0))) })
+        }
+        observation.cancel()
+    case "read":
+        guard arguments.count == 3 else { fail("usage: read <path> <key>") }
+        let value = try SQLiteProvider(path: path).value(forKey: arguments[2])
+        print(value.map { "\($0)" } ?? "nil")
+    case "open":
+        if arguments.dropFirst(2).contains("--unprivileged"), geteuid() == 0 {
+            guard setgid(65534) == 0, setuid(65534) == 0 else { fail("could not give up root") }
+        }
+        do throws(DefaultsError) {
+            let store = try SQLiteProvider(path: path)
+            _ = try store.value(forKey: "probe")
+            try store.setValue(.bool(true), forKey: "probe")
+            print("ok")
+        } catch {
+            print("error \(error.code) \(error.path ?? "-")")
+        }
+    default:
+        fail("unknown command \(command)")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -18,16 +18,20 @@ import TestSupport
             try provider.setValue(.int(2), forKey: unicode)
             #expect(try provider.value(forKey: kibibyte) == .int(1))
             #expect(try provider.value(forKey: unicode) == .int(2))
+            var outcomes: [String] = []
             for size in [4 << 10, 64 << 10, 1 << 20] {
                 let key = String(repeating: "x", count: size)
                 do {
                     try provider.setValue(.int(Int64(size)), forKey: key)
                     #expect(try provider.value(forKey: key) == .int(Int64(size)), "\(size)-byte key")
                     try provider.removeValue(forKey: key)
+                    outcomes.append("\(size >> 10) KiB stored")
                 } catch let error as DefaultsError {
                     #expect(error.code == .invalidKey, "\(size)-byte key: \(error)")
+                    outcomes.append("\(size >> 10) KiB \(error.code)")
                 }
             }
+            print("limits \(scheme) keys: 1 KiB stored, " + outcomes.joined(separator: ", "))
             #expect(try Set(provider.keys()) == [kibibyte, unicode])
             #expect(try store.open().value(forKey: unicode) == .int(2))
         }

@@ -10,12 +10,12 @@ final class Counter: @unchecked Sendable {
 let counter = Counter()
 let threads = (0..<8).map { _ in
     Thread {
-        for _ in 0..<50_000 {
+        for _ in 0..<5_000 {
             counter.value.withLock { $0 += 1 }
             counter.unprotected += 1
         }
     }
 }
 threads.forEach { $0.start() }
-while counter.value.withLock({ $0 }) < 400_000 { usleep(1000) }
+while counter.value.withLock({ $0 }) < 40_000 { usleep(1000) }
 print("total", counter.value.withLock { $0 })

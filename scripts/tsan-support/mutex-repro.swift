@@ -9,9 +9,9 @@ final class Counter: Sendable {
 let counter = Counter()
 let threads = (0..<8).map { _ in
     Thread {
-        for _ in 0..<50_000 { counter.value.withLock { $0 += 1 } }
+        for _ in 0..<5_000 { counter.value.withLock { $0 += 1 } }
     }
 }
 threads.forEach { $0.start() }
-while counter.value.withLock({ $0 }) < 400_000 { usleep(1000) }
+while counter.value.withLock({ $0 }) < 40_000 { usleep(1000) }
 print("total", counter.value.withLock { $0 })

@@ -131,6 +131,6 @@ if let conformance = package.targets.first(where: { $0.name == "ConformanceTests
 // child process that writes, checks and hammers stores opened by configuration.
 package.targets += [
     .executableTarget(
-        name: "ReliabilityTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ReliabilityTestChild"),
+        name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
     .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
 ]

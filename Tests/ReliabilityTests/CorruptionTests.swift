@@ -45,7 +45,7 @@ import TestSupport
         damages.append(Damage(description: "first 4096 bytes zeroed") { bytes in
             [UInt8](repeating: 0, count: min(4096, bytes.count)) + bytes.dropFirst(4096)
         })
-        var random = SeededRandom(seed: 0xC0FFEE)
+        var random = SeededGenerator(seed: 0xC0FFEE)
         for flips in [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4, 4, 4, 16, 16] {
             let positions = (0..<flips).map { _ in (Int(random.next() % UInt64(length)), UInt8(1) << (random.next() % 8)) }
             damages.append(Damage(description: "\(flips) bits flipped at \(positions.map(\.0))") { bytes in
@@ -163,20 +163,5 @@ import TestSupport
 
     static func write(_ bytes: [UInt8], to path: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-    }
-}
-
-/// A deterministic generator for reproducible damage (SplitMix64).
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -41,7 +41,7 @@ import TestSupport
     func sixteenMebibyteValuesRoundTrip(scheme: String) throws {
         guard TestStore.isAvailable(scheme) else { return }
         try withTestStore(scheme) { store, _ in
-            var random = SeededRandom(seed: 16)
+            var random = SeededGenerator(seed: 16)
             let bytes = Data((0..<(16 << 20) / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } })
             let provider = try store.open()
             do {

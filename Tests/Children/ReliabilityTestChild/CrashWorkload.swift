@@ -1,5 +1,6 @@
 import AnyDefaults
 import Foundation
+import TestSupport
 
 /// The writes of the crash test: a deterministic sequence of operations, numbered by generation,
 /// whose values can be recomputed from their key and generation, so that a checker in another
@@ -18,7 +19,7 @@ enum CrashWorkload {
 
     /// The operation of `generation` for the run seeded with `seed`.
     static func operation(seed: UInt64, generation: Int64) -> Operation {
-        var random = SplitMix64(seed: seed ^ UInt64(bitPattern: generation) &* 0x9E37_79B9_7F4A_7C15)
+        var random = SeededGenerator(seed: seed ^ UInt64(bitPattern: generation) &* 0x9E37_79B9_7F4A_7C15)
         let kind = random.next() % 10
         if kind < 6 {
             // A single write; one in six of them a removal.
@@ -38,7 +39,7 @@ enum CrashWorkload {
     /// The value that `generation` writes under `key`: its generation, its key, and a payload of
     /// 0 to 4 KiB (one in sixteen 64 to 256 KiB, so that writes take long enough to be cut).
     static func value(key: String, generation: Int64) -> DefaultsValue {
-        var random = SplitMix64(seed: fnv1a(key) ^ UInt64(bitPattern: generation))
+        var random = SeededGenerator(seed: fnv1a(key) ^ UInt64(bitPattern: generation))
         let large = random.next() % 16 == 0
         let size = Int(random.next() % (large ? 196_608 : 4_096)) + (large ? 65_536 : 0)
         var bytes = [UInt8](repeating: 0, count: size)
@@ -73,20 +74,5 @@ enum CrashWorkload {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
         return hash
-    }
-}
-
-/// A small, fast, deterministic generator (SplitMix64).
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

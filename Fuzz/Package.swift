@@ -11,22 +11,26 @@ let package = Package(
         .package(name: "AnyDefaults", path: ".."),
     ],
     targets: [
+        // Starts libFuzzer from the targets' main.
+        .target(name: "FuzzerDriver"),
         // DefaultsDecoder over DefaultsValue trees built from the input, and JSON decoding.
         .executableTarget(
-            name: "FuzzCodable", dependencies: [.product(name: "AnyDefaultsCore", package: "AnyDefaults")]),
+            name: "FuzzCodable", dependencies: ["FuzzerDriver", .product(name: "AnyDefaultsCore", package: "AnyDefaults")]),
         // The JSON file backend's reader (ExactJSON.store(from:) and value(from:)).
         .executableTarget(
-            name: "FuzzJSON", dependencies: [.product(name: "AnyDefaultsJSONFile", package: "AnyDefaults")]),
+            name: "FuzzJSON", dependencies: ["FuzzerDriver", .product(name: "AnyDefaultsJSONFile", package: "AnyDefaults")]),
         // The UserDefaults backend's binary property-list reader and its file parser.
         .executableTarget(
             name: "FuzzPropertyList",
             dependencies: [
+                "FuzzerDriver",
                 .product(name: "AnyDefaultsUserDefaults", package: "AnyDefaults"),
                 .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
             ]),
         // StoreConfiguration(parsing:), ProviderRegistry.validate and the option parsers.
         .executableTarget(
-            name: "FuzzConfiguration", dependencies: [.product(name: "AnyDefaults", package: "AnyDefaults")]),
+            name: "FuzzConfiguration", dependencies: ["FuzzerDriver", .product(name: "AnyDefaults", package: "AnyDefaults")]),
     ],
     swiftLanguageModes: [.v6]
 )
+

@@ -23,4 +23,18 @@ import Testing
         let again = try StoreConfiguration(parsing: configuration.description)
         #expect(again == configuration, "\(configuration.description)")
     }
+
+    /// A double beyond Decimal's range decoded as a NaN Decimal, which then stored as "NaN" and
+    /// could not be read back (found by FuzzCodable).
+    @Test func decimalsOutOfRangeFailAndNaNRoundTrips() throws {
+        for double in [1e300, -1e200, 1e-300, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude] {
+            let error = #expect(throws: DefaultsError.self) { try DefaultsDecoder().decode(Decimal.self, from: .double(double)) }
+            #expect(error?.code == .decodingFailed)
+        }
+        let stored = try DefaultsEncoder().encode(Decimal.nan)
+        #expect(try DefaultsDecoder().decode(Decimal.self, from: stored).isNaN)
+        let ordinary = try DefaultsEncoder().encode(Decimal(string: "123.456")!)
+        #expect(try DefaultsDecoder().decode(Decimal.self, from: ordinary) == Decimal(string: "123.456")!)
+        #expect(try DefaultsDecoder().decode(Decimal.self, from: .double(123.5)) == Decimal(string: "123.5")!)
+    }
 }

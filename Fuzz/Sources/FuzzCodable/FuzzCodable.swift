@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import Foundation
+import FuzzerDriver
 
 /// Any bytes, read as a small program that builds a `DefaultsValue` tree (up to 5 000 nodes and
 /// 700 levels, beyond the nesting limit): decoding it into a range of Codable types throws a
@@ -127,5 +128,14 @@ struct Input {
             }
             return .dictionary(entries)
         }
+    }
+}
+
+@main
+enum Main {
+    static func main() {
+        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
+            data.map { fuzzCodable($0, size) } ?? 0
+        })
     }
 }

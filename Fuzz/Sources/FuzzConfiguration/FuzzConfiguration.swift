@@ -1,5 +1,6 @@
 import AnyDefaults
 import Foundation
+import FuzzerDriver
 
 /// Any text: parsing a store string throws `invalidConfiguration` or gives a configuration whose
 /// canonical string parses back to it; validating it against the standard registry and reading its
@@ -25,4 +26,13 @@ public func fuzzConfiguration(_ start: UnsafePointer<UInt8>, _ count: Int) -> CI
         _ = try? configuration.option(name, choices: ["a": 1, "b": 2], default: 0)
     }
     return 0
+}
+
+@main
+enum Main {
+    static func main() {
+        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
+            data.map { fuzzConfiguration($0, size) } ?? 0
+        })
+    }
 }

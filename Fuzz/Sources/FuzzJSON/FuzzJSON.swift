@@ -1,6 +1,7 @@
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
 import Foundation
+import FuzzerDriver
 
 /// Any bytes: reading a store or a value throws a `DefaultsError` or returns something that
 /// writes back and reads again to the same thing (the encoding is exact).
@@ -21,4 +22,13 @@ public func fuzzJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+@main
+enum Main {
+    static func main() {
+        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
+            data.map { fuzzJSON($0, size) } ?? 0
+        })
+    }
 }

@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import Foundation
+import FuzzerDriver
 @testable import AnyDefaultsUserDefaults
 
 /// Any bytes: the binary property-list reader rejects them or returns nodes that the writer
@@ -23,4 +24,13 @@ public func fuzzPropertyList(_ start: UnsafePointer<UInt8>, _ count: Int) -> CIn
     _ = PropertyListFile.parse(body)
     #endif
     return 0
+}
+
+@main
+enum Main {
+    static func main() {
+        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
+            data.map { fuzzPropertyList($0, size) } ?? 0
+        })
+    }
 }

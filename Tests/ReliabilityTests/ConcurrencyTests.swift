@@ -27,6 +27,11 @@ import TestSupport
                     ["hammer", store.store, String(id), String(Self.threadsPerProcess), String(Self.count), go],
                     environment: store.environment)
             }
+            // Drain the children's output as it comes: a child blocked on a full pipe (a flood of
+            // sanitizer reports) could hold the store's lock and stall everyone.
+            let outputs = children.map { child in
+                (Drain(child.output.fileHandleForReading), Drain(child.error.fileHandleForReading))
+            }
             _ = FileManager.default.createFile(atPath: go, contents: nil)
 
             // Here: half the threads share one instance, the others open their own.
@@ -45,9 +50,9 @@ import TestSupport
                 }
             }
             for (id, child) in children.enumerated() {
-                let output = String(decoding: child.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let errors = String(decoding: child.error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 child.process.waitUntilExit()
+                let output = outputs[id].0.text
+                let errors = outputs[id].1.text
                 if child.process.terminationStatus != 0 || !output.hasSuffix("ok\n") || errors.contains("ThreadSanitizer") {
                     failures.record("process \(id) (status \(child.process.terminationStatus)): \(output) \(errors.prefix(4000))")
                 }
@@ -91,4 +96,25 @@ final class Failures: Sendable {
     func record(_ failure: String) { items.withLock { $0.append(failure) } }
 
     var all: [String] { items.withLock { $0 } }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class Drain: Sendable {
+    private let data = Mutex(Data())
+    private let done = DispatchGroup()
+
+    init(_ handle: FileHandle) {
+        done.enter()
+        DispatchQueue.global().async { [self] in
+            let bytes = handle.readDataToEndOfFile()
+            data.withLock { $0 = bytes }
+            done.leave()
+        }
+    }
+
+    /// Everything the pipe delivered, once its writer closed it.
+    var text: String {
+        done.wait()
+        return String(decoding: data.withLock { $0 }, as: UTF8.self)
+    }
 }

@@ -37,4 +37,31 @@ import Testing
         #expect(try DefaultsDecoder().decode(Decimal.self, from: ordinary) == Decimal(string: "123.456")!)
         #expect(try DefaultsDecoder().decode(Decimal.self, from: .double(123.5)) == Decimal(string: "123.5")!)
     }
+
+    #if !canImport(Darwin)
+    /// `{"k": set([1])}` as a binary property list: Foundation on Linux crashes (SIGSEGV) on it, so a
+    /// suite file holding it crashed the UserDefaults provider, which handed binary property lists
+    /// its own reader rejected to Foundation (found by FuzzPropertyList). Also with another
+    /// "bplist0?" version, which Foundation takes for binary too.
+    @Test(arguments: ["bplist00", "bplist01"])
+    func aBinaryPropertyListHoldingASetIsCorruptedNotACrash(magic: String) throws {
+        guard TestStore.isAvailable("userdefaults") else { return }
+        try withTestStore("userdefaults") { store, _ in
+            let objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, UInt8(ascii: "k")], [0xC1, 3], [0x10, 1]]
+            var bytes = Array(magic.utf8)
+            var offsets: [UInt8] = []
+            for object in objects {
+                offsets.append(UInt8(bytes.count))
+                bytes += object
+            }
+            let table = UInt8(bytes.count)
+            bytes += offsets + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)] + [UInt8](repeating: 0, count: 8)
+                + [0, 0, 0, 0, 0, 0, 0, table]
+            try Data(bytes).write(to: URL(fileURLWithPath: store.dataFile))
+            let error = #expect(throws: DefaultsError.self) { _ = try store.open().allValues() }
+            #expect(error?.code == .corrupted)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store.dataFile)) == Data(bytes))
+        }
+    }
+    #endif
 }

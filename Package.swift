@@ -29,12 +29,11 @@ let package = Package(
                 "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults",
                 "AnyDefaultsSQLite",
+                "AnyDefaultsLMDB",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
-
-        .executableTarget(name: "AnyDefaultsCLI", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
 
         // MARK: Backends
         .target(name: "AnyDefaultsMemory", dependencies: ["AnyDefaultsCore"], path: "Backends/Memory"),
@@ -125,6 +124,46 @@ package.targets.append(contentsOf: [
 if let conformance = package.targets.first(where: { $0.name == "ConformanceTests" }) {
     conformance.dependencies.append("AnyDefaultsSQLite")
 }
+
+// MARK: Property wrappers, observation, snapshots, transactions (issue 10)
+// Kept as a separate block so parallel edits above merge cleanly.
+for target in package.targets where target.name == "AnyDefaults" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
+]
+
+// MARK: LMDB backend (issue 4): liblmdb through the CLMDB system-library shim
+package.products.append(.library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
+        providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+    ),
+    .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+    // Child processes for the multi-process tests.
+    .executableTarget(
+        name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"],
+        path: "Tests/Children/LMDBTestChild"
+    ),
+    .testTarget(
+        name: "AnyDefaultsLMDBTests",
+        dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]
+    ),
+])
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsLMDB")
+
+// MARK: Command-line tool (issue 12)
+package.dependencies.append(.package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"))
+package.targets += [
+    .executableTarget(
+        name: "AnyDefaultsCLI",
+        dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    // Runs the built `anydefaults` executable as a child process.
+    .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
+]
 
 // MARK: Reliability (issue 14)
 // Crash, concurrency, corruption, limit and leak tests over every backend of the umbrella, with a

@@ -78,6 +78,61 @@ import TestSupport
         }
     }
 
+    /// LMDB's map is bounded (`maxsize`): a write that needs more fails with `storageFull`, leaves
+    /// no trace, and the store goes on working: what was there reads back, and freeing room lets
+    /// writes succeed again (from the second commit after the freeing one; see below).
+    @Test func lmdbMapFullIsStorageFullAndTheStoreGoesOn() throws {
+        guard TestStore.isAvailable("lmdb") else { return }
+        try withTestStore("lmdb") { store, _ in
+            let provider = try ProviderRegistry.standard.makeProvider(store.string("mapsize=256KiB", "maxsize=1MiB"))
+            let chunk = DefaultsValue.data(Data(repeating: 7, count: 64 << 10))
+            var written = 0
+            var full: DefaultsError?
+            while written < 64 {
+                do {
+                    try provider.setValue(chunk, forKey: "chunk.\(written)")
+                    written += 1
+                } catch let error as DefaultsError {
+                    full = error
+                    break
+                }
+            }
+            #expect(full?.code == .storageFull, "\(String(describing: full))")
+            #expect(written > 2, "the map held only \(written) chunks")
+            // A batch that does not fit leaves no trace.
+            let batch = #expect(throws: DefaultsError.self) {
+                try provider.apply([.set("small", .int(1)), .set("big", .data(Data(count: 16 << 20)))])
+            }
+            #expect(batch?.code == .storageFull)
+            #expect(try provider.value(forKey: "small") == nil)
+            // Everything written before is intact, here and after reopening.
+            for index in 0..<written { #expect(try provider.value(forKey: "chunk.\(index)") == chunk) }
+            let reopened = try ProviderRegistry.standard.makeProvider(store.string("mapsize=256KiB", "maxsize=1MiB"))
+            #expect(try reopened.keys().count == written)
+            // Room freed, writes work again.
+            do {
+                try provider.apply((0..<written).map { .remove("chunk.\($0)") })
+            } catch {
+                Issue.record("removing everything from a full map failed: \(error)")
+            }
+            // LMDB keeps the pages of the last committed snapshot until the next commit, so the
+            // first large write right after freeing may still find the map full; after one more
+            // commit the room is there.
+            var succeeded = false
+            for attempt in 1...2 where !succeeded {
+                do {
+                    try provider.setValue(chunk, forKey: "again")
+                    succeeded = true
+                } catch let error as DefaultsError {
+                    #expect(error.code == .storageFull && attempt == 1, "\(error)")
+                    try provider.setValue(.int(1), forKey: "tick")
+                }
+            }
+            #expect(succeeded, "no room after freeing the whole map")
+            #expect(try reopened.value(forKey: "again") == chunk)
+        }
+    }
+
     // MARK: Deep nesting
 
     @Test(arguments: TestStore.allSchemes)

@@ -27,6 +27,14 @@ let package = Package(
                 .product(name: "AnyDefaultsUserDefaults", package: "AnyDefaults"),
                 .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
             ]),
+        // The LMDB backend's binary value codec.
+        .executableTarget(
+            name: "FuzzLMDBCodec",
+            dependencies: [
+                "FuzzerDriver",
+                .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
+                .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            ]),
         // StoreConfiguration(parsing:), ProviderRegistry.validate and the option parsers.
         .executableTarget(
             name: "FuzzConfiguration", dependencies: ["FuzzerDriver", .product(name: "AnyDefaults", package: "AnyDefaults")]),

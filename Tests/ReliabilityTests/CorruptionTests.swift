@@ -135,6 +135,64 @@ import TestSupport
         }
     }
 
+    /// Random damage (bit flips, overwritten runs, a zeroed page, a cut), each opened and read in
+    /// a fresh process, so that a crash is counted rather than fatal: every outcome must be data
+    /// or a `DefaultsError`. `ANYDEFAULTS_CORRUPTION_RUNS` sets the number of damages per backend
+    /// (default 12). The seed is fixed: with it, damage 10 made liblmdb abort
+    /// (`Assertion 'IS_LEAF(mp)' failed in mdb_cursor_next()`) before LMDBFileCheck walked every
+    /// page it opens.
+    @Test(arguments: TestStore.persistentSchemes)
+    func randomDamageNeverCrashesAFreshProcess(scheme: String) throws {
+        guard TestStore.isAvailable(scheme) else { return }
+        let runs = ProcessInfo.processInfo.environment["ANYDEFAULTS_CORRUPTION_RUNS"].flatMap { Int($0) } ?? 12
+        try withTestStore(scheme, forChildren: true) { store, _ in
+            let seeded = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+            try #require(seeded.status == 0, "\(seeded.standardError)")
+            let original = try Self.bytes(store.dataFile)
+            var random = SeededGenerator(seed: 200 * 7919)
+            var outcomes: [String: Int] = [:]
+            for run in 0..<runs {
+                let damaged = Self.randomDamage(original, using: &random)
+                try Self.write(damaged, to: store.dataFile)
+                let result = try ChildProcess.run("ReliabilityTestChild", ["read", store.store], environment: store.environment)
+                let line = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+                guard result.status == 0, !result.wasSignaled, line.hasPrefix("read ") || line.hasPrefix("error ") else {
+                    Issue.record("damage \(run): status \(result.status)\(result.wasSignaled ? " (signal)" : ""): \(result.standardError.prefix(300))")
+                    outcomes["crash", default: 0] += 1
+                    continue
+                }
+                outcomes[line.hasPrefix("read ") ? "read" : String(line), default: 0] += 1
+                if line.hasPrefix("error ") {
+                    #expect(try Self.bytes(store.dataFile) == damaged, "damage \(run): the damaged file was changed")
+                }
+            }
+            print("random damage \(scheme): \(runs) runs, " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
+        }
+    }
+
+    /// One random damage of `bytes`.
+    static func randomDamage(_ bytes: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
+        var bytes = bytes
+        guard !bytes.isEmpty else { return bytes }
+        switch random.next() % 4 {
+        case 0:
+            for _ in 0..<(1 + Int(random.next() % 64)) {
+                bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(1) << (random.next() % 8)
+            }
+        case 1:
+            let start = Int(random.next() % UInt64(bytes.count))
+            for index in start..<min(bytes.count, start + 1 + Int(random.next() % 512)) {
+                bytes[index] = UInt8(truncatingIfNeeded: random.next())
+            }
+        case 2:
+            let page = Int(random.next() % UInt64(max(1, bytes.count / 4096)))
+            for index in (page * 4096)..<min(bytes.count, page * 4096 + 4096) { bytes[index] = 0 }
+        default:
+            bytes.removeLast(1 + Int(random.next() % UInt64(bytes.count)))
+        }
+        return bytes
+    }
+
     // MARK: Helpers
 
     static func seed(_ store: TestStore) throws {

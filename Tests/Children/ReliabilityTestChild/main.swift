@@ -13,8 +13,11 @@
 //       Writes distinct keys and one shared key from <threads> threads at once, while a reader
 //       checks that batches are never seen half applied. Prints "ok" or the failures (exit 1).
 //   ReliabilityTestChild touch <store>
-//       Writes one key under umask 0, so that the store creates its files with exactly the modes
-//       it asks for.
+//       Writes a few keys under umask 0, so that the store creates its files with exactly the modes
+//       it asks for (and has some pages of data to damage).
+//   ReliabilityTestChild read <store>
+//       Opens the store and reads every key: prints "read <count>" or "error <code>" (exit 0);
+//       anything else (a crash, another error) is a failure.
 import AnyDefaults
 import Foundation
 import Synchronization
@@ -105,11 +108,25 @@ case ("hammer", 5), ("hammer", 6):
 case ("touch", 2):
     umask(0)
     do {
-        try open(arguments[1]).setValue(.string("created"), forKey: "touched")
+        let store = open(arguments[1])
+        try store.setValue(.string("created"), forKey: "touched")
+        try store.apply((0..<24).map { index in
+            .set("key-\(index)", CrashWorkload.value(key: "key-\(index)", generation: Int64(index)))
+        })
     } catch {
         fail("write failed: \(error)", status: 5)
     }
     say("ok")
+
+case ("read", 2):
+    do {
+        let store = try ProviderRegistry.standard.makeProvider(arguments[1] + "?cache=off")
+        let values = try store.allValues()
+        for key in try store.keys() { _ = try store.value(forKey: key) }
+        say("read \(values.count)")
+    } catch {
+        say("error \(error.code)")
+    }
 
 default:
     fail("unknown command or wrong number of arguments: \(arguments)")

@@ -161,7 +161,9 @@ import TestSupport
                     outcomes["crash", default: 0] += 1
                     continue
                 }
-                outcomes[line.hasPrefix("read ") ? "read" : String(line), default: 0] += 1
+                let outcome = line.hasPrefix("read ") ? "read" : String(line.split(separator: " ").prefix(2).joined(separator: " "))
+                outcomes[outcome, default: 0] += 1
+                if outcome == "error internalError" { print("random damage \(scheme) \(run): \(line)") }
                 if line.hasPrefix("error ") {
                     #expect(try Self.bytes(store.dataFile) == damaged, "damage \(run): the damaged file was changed")
                 }

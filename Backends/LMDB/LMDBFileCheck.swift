@@ -87,6 +87,11 @@ struct LMDBPageWalk {
         let first = try readMeta(0)
         let second = try readMeta(1)
         let meta = first.transaction < second.transaction ? second : first
+        // LMDB never allocates a page beyond the map its meta page records; a meta page that says
+        // otherwise is damaged (LMDB would refuse every transaction with MDB_MAP_RESIZED).
+        guard meta.lastPage < meta.mapSize / UInt64(pageSize) else {
+            throw damaged("The data file's meta page records more pages than its map holds.")
+        }
         lastPage = meta.lastPage
         // Each page with its level in its tree (1 for the root) and the tree's depth.
         var pending = meta.roots.filter { $0.root != invalidPage }.map { (page: $0.root, level: 1, depth: $0.depth) }
@@ -135,6 +140,7 @@ struct LMDBPageWalk {
 
     private struct Meta {
         var roots: [(root: UInt64, depth: Int)]
+        var mapSize: UInt64
         var lastPage: UInt64
         var transaction: UInt64
     }
@@ -148,6 +154,7 @@ struct LMDBPageWalk {
         let databaseSize = 8 + 5 * word
         return Meta(
             roots: [try database(at: databases), try database(at: databases + databaseSize)],
+            mapSize: try machineWord(at: headerSize + 8 + word),
             lastPage: try machineWord(at: databases + 2 * databaseSize),
             transaction: try machineWord(at: databases + 2 * databaseSize + word))
     }

@@ -73,17 +73,27 @@ enum SQLiteSchema {
     /// Reads the identity in one statement, so that it comes from one snapshot even while another
     /// process is creating the store.
     private static func read(_ connection: SQLiteConnection) throws(DefaultsError) -> Identity {
-        let identity = try connection.query(
-            """
-            SELECT (SELECT application_id FROM pragma_application_id),
-                   (SELECT user_version FROM pragma_user_version),
-                   (SELECT count(*) FROM sqlite_schema)
-            """, action: "Reading the store's header"
-        ) { statement in
-            Identity(
-                applicationID: Int32(truncatingIfNeeded: statement.int64(column: 0)),
-                version: Int32(truncatingIfNeeded: statement.int64(column: 1)),
-                schemaObjects: statement.int64(column: 2))
+        let identity: Identity?
+        do {
+            identity = try connection.query(
+                """
+                SELECT (SELECT application_id FROM pragma_application_id),
+                       (SELECT user_version FROM pragma_user_version),
+                       (SELECT count(*) FROM sqlite_schema)
+                """, action: "Reading the store's header"
+            ) { statement in
+                Identity(
+                    applicationID: Int32(truncatingIfNeeded: statement.int64(column: 0)),
+                    version: Int32(truncatingIfNeeded: statement.int64(column: 1)),
+                    schemaObjects: statement.int64(column: 2))
+            }
+        } catch where error.code == .internalError {
+            // The statement is fixed and valid, so a plain error here (SQLITE_ERROR, "unsupported
+            // file format") comes from the file's header: the file is damaged.
+            throw DefaultsError(
+                .corrupted,
+                "Reading the store's header failed: the file is damaged or of a format this SQLite cannot read. It was left as it is.",
+                backend: SQLiteProvider.backend, path: connection.path, cause: error.cause)
         }
         return identity ?? Identity(applicationID: 0, version: 0, schemaObjects: 0)
     }

@@ -172,6 +172,44 @@ import TestSupport
         }
     }
 
+    /// An LMDB meta page whose last page lies beyond the map it records made every transaction fail
+    /// with MDB_MAP_RESIZED, reported as `internalError` (found by the random damage above, 1 in
+    /// 1 000); it is `corrupted`.
+    @Test func anLMDBMetaPageBeyondItsMapIsCorrupted() throws {
+        guard TestStore.isAvailable("lmdb"), Int.bitWidth == 64 else { return }
+        try withTestStore("lmdb", forChildren: true) { store, _ in
+            let seeded = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+            try #require(seeded.status == 0)
+            var bytes = try Self.bytes(store.dataFile)
+            // MDB_meta on a 64-bit system: page header (16), magic and version (8), address (8),
+            // map size (8), two MDB_db of 48 bytes, then the last page number.
+            let pageSize = 4096
+            for meta in 0..<2 {
+                let lastPage = meta * pageSize + 16 + 8 + 8 + 8 + 2 * 48
+                for index in 0..<8 { bytes[lastPage + index] = index == 2 ? 0x10 : 0 }  // 2^20: a 4 GiB map
+            }
+            try Self.write(bytes, to: store.dataFile)
+            let result = try ChildProcess.run("ReliabilityTestChild", ["read", store.store], environment: store.environment)
+            #expect(result.standardOutput.hasPrefix("error corrupted"), "\(result.standardOutput)")
+        }
+    }
+
+    /// An SQLite header naming a schema format SQLite does not know ("unsupported file format",
+    /// SQLITE_ERROR) was reported as `internalError` (found by the random damage above, 1 in
+    /// 1 000); it is `corrupted`.
+    @Test func anSQLiteHeaderOfAnUnknownFormatIsCorrupted() throws {
+        guard TestStore.isAvailable("sqlite") else { return }
+        try withTestStore("sqlite", forChildren: true) { store, _ in
+            let seeded = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+            try #require(seeded.status == 0)
+            var bytes = try Self.bytes(store.dataFile)
+            bytes.replaceSubrange(44..<48, with: [0, 0, 0, 99])  // the schema format number: 1 to 4
+            try Self.write(bytes, to: store.dataFile)
+            let result = try ChildProcess.run("ReliabilityTestChild", ["read", store.store], environment: store.environment)
+            #expect(result.standardOutput.hasPrefix("error corrupted"), "\(result.standardOutput)")
+        }
+    }
+
     /// One random damage of `bytes`.
     static func randomDamage(_ bytes: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
         var bytes = bytes

@@ -125,7 +125,7 @@ case ("read", 2):
         for key in try store.keys() { _ = try store.value(forKey: key) }
         say("read \(values.count)")
     } catch {
-        say("error \(error.code) \(error.message)")
+        say("error \(error.code) \(error)")
     }
 
 default:

@@ -7,10 +7,11 @@ import FuzzerDriver
 /// `DefaultsError` or succeeds, and what succeeds encodes and decodes again to the same value.
 /// One input in four is also handed to the JSON strategies as raw JSON.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzCodable(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    var input = Input(bytes: Array(UnsafeBufferPointer(start: start, count: count)))
-    let mode = input.byte()
-    let value = input.value(depth: 0)
+public func fuzzCodable(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let input = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    var reader = Input(bytes: input)
+    let mode = reader.byte()
+    let value = reader.value(depth: 0)
     check(Sample.self, value)
     check([Sample].self, value)
     check([String: Sample].self, value)
@@ -24,7 +25,7 @@ public func fuzzCodable(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     check(Date.self, value)
     check(Decimal.self, value)
     if mode % 4 == 0 {
-        let json = Data(input.rest)
+        let json = Data(reader.rest)
         _ = try? DefaultsDecoder(strategy: .jsonData).decode(Sample.self, from: .data(json))
         _ = try? DefaultsDecoder(strategy: .jsonString).decode([Tree].self, from: .string(String(decoding: json, as: UTF8.self)))
     }
@@ -134,9 +135,5 @@ struct Input {
 
 @main
 enum Main {
-    static func main() {
-        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
-            data.map { fuzzCodable($0, size) } ?? 0
-        })
-    }
+    static func main() { exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzCodable)) }
 }

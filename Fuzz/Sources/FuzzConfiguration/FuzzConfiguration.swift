@@ -6,8 +6,9 @@ import FuzzerDriver
 /// canonical string parses back to it; validating it against the standard registry and reading its
 /// options throw typed errors or succeed. Nothing is opened.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzConfiguration(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
+public func fuzzConfiguration(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let input = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    let text = String(decoding: input, as: UTF8.self)
     let configuration: StoreConfiguration
     do {
         configuration = try StoreConfiguration(parsing: text)
@@ -30,9 +31,5 @@ public func fuzzConfiguration(_ start: UnsafePointer<UInt8>, _ count: Int) -> CI
 
 @main
 enum Main {
-    static func main() {
-        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
-            data.map { fuzzConfiguration($0, size) } ?? 0
-        })
-    }
+    static func main() { exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzConfiguration)) }
 }

@@ -6,8 +6,9 @@ import FuzzerDriver
 /// Any bytes: reading a store or a value throws a `DefaultsError` or returns something that
 /// writes back and reads again to the same thing (the encoding is exact).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let data = Data(bytes: start, count: count)
+public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let input = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    let data = Data(input)
     if let store = try? ExactJSON.store(from: data) {
         let written = ExactJSON.data(from: store)
         guard let again = try? ExactJSON.store(from: written), again == store else {
@@ -26,9 +27,5 @@ public func fuzzJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 
 @main
 enum Main {
-    static func main() {
-        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
-            data.map { fuzzJSON($0, size) } ?? 0
-        })
-    }
+    static func main() { exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzJSON)) }
 }

@@ -7,8 +7,9 @@ import FuzzerDriver
 /// returns a value that encodes and decodes again to the same value; the zero-copy decoder (from
 /// a raw buffer, as LMDB hands records) agrees with the array one.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzLMDBCodec(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: start, count: count))
+public func fuzzLMDBCodec(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let input = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    let bytes = input
     let decoded = try? LMDBValueCodec.decode(bytes)
     let fromBuffer = bytes.withUnsafeBytes { try? LMDBValueCodec.decode($0) }
     guard decoded == fromBuffer else { fatalError("the two decoders disagree") }
@@ -23,9 +24,5 @@ public func fuzzLMDBCodec(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 
 @main
 enum Main {
-    static func main() {
-        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
-            data.map { fuzzLMDBCodec($0, size) } ?? 0
-        })
-    }
+    static func main() { exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzLMDBCodec)) }
 }

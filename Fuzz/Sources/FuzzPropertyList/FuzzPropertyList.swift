@@ -7,9 +7,10 @@ import FuzzerDriver
 /// writes and the reader reads back to the same values; the suite-file parser (which hands what is
 /// not a binary property list to Foundation) returns a dictionary or a damage reason.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzPropertyList(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzPropertyList(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let input = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     // A valid header, so that most inputs reach the object table.
-    let body = Array(UnsafeBufferPointer(start: start, count: count))
+    let body = input
     let bytes = body.starts(with: BinaryPropertyListReader.magic) ? body : BinaryPropertyListReader.magic + body
     if case .dictionary(let dictionary)? = try? BinaryPropertyListReader.read(bytes) {
         let values = PropertyListNode.values(fromDomain: dictionary)
@@ -28,9 +29,5 @@ public func fuzzPropertyList(_ start: UnsafePointer<UInt8>, _ count: Int) -> CIn
 
 @main
 enum Main {
-    static func main() {
-        exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
-            data.map { fuzzPropertyList($0, size) } ?? 0
-        })
-    }
+    static func main() { exit(anydefaults_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzPropertyList)) }
 }

@@ -125,3 +125,11 @@ package.targets.append(contentsOf: [
 if let conformance = package.targets.first(where: { $0.name == "ConformanceTests" }) {
     conformance.dependencies.append("AnyDefaultsSQLite")
 }
+
+// MARK: Changes from other processes (issue 11)
+// Every backend that claims .externalChanges, driven by a real second process.
+package.targets += [
+    .executableTarget(
+        name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
+    .testTarget(name: "ExternalChangesTests", dependencies: ["AnyDefaults", "TestSupport"]),
+]

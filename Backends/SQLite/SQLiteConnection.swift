@@ -10,6 +10,8 @@ final class SQLiteConnection {
     let path: String
     /// The store file's identity, which other instances on the same file share.
     let fileID: SQLiteSharedFile.FileID
+    /// This process's mark in the change log (``SQLiteChangeLog/processOrigin``).
+    let origin = SQLiteChangeLog.processOrigin
     private var db: OpaquePointer?
     private var statements: Statements?
     /// Where the busy handler keeps its clock; touched only by SQLite calls made under the lock.
@@ -23,7 +25,10 @@ final class SQLiteConnection {
         let keys: SQLiteStatement
         let all: SQLiteStatement
         let deleteAll: SQLiteStatement
+        let logRows: SQLiteStatement
+        let logEnd: SQLiteStatement
         let begin: SQLiteStatement
+        let beginRead: SQLiteStatement
         let commit: SQLiteStatement
         let rollback: SQLiteStatement
     }
@@ -64,6 +69,9 @@ final class SQLiteConnection {
         busyWait.deallocate()
     }
 
+    /// Whether the connection is open (not closed).
+    var isOpen: Bool { db != nil }
+
     /// Finalizes the statements and closes the connection; later calls fail with `.closed`.
     func close() {
         statements = nil
@@ -84,10 +92,7 @@ final class SQLiteConnection {
 
     /// Every stored key.
     func keys() throws(DefaultsError) -> [String] {
-        let statements = try open()
-        return try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
-            try storedKey(in: statement)
-        }
+        try storedKeys(with: open())
     }
 
     /// Every stored key with its value, read in one snapshot.
@@ -104,14 +109,21 @@ final class SQLiteConnection {
 
     /// Applies canonical, validated `changes` in one transaction and returns the events of the
     /// keys whose value changed; with `reportingEvents` false it skips comparing and returns none.
-    func apply(_ changes: [DefaultsChange], reportingEvents: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    ///
+    /// With a `logPosition` (this process watches the store and someone observes), the commits of
+    /// other processes logged after that position are read first, inside the transaction, and
+    /// returned as ``SQLiteCommitEvents/earlier``, with the position after them.
+    func apply(
+        _ changes: [DefaultsChange], reportingEvents: Bool, logPosition: Int64?
+    ) throws(DefaultsError) -> SQLiteCommitEvents {
         let statements = try open()
-        if changes.count == 1, !reportingEvents {
+        if changes.count == 1, !reportingEvents, logPosition == nil {
             // One statement commits atomically on its own: no BEGIN/COMMIT round trips.
             _ = try write(changes[0], with: statements)
-            return []
+            return SQLiteCommitEvents()
         }
-        return try transaction(with: statements, action: "Applying the changes") { () throws(DefaultsError) in
+        return try transaction(with: statements, action: "Applying the changes", logPosition: logPosition) {
+            () throws(DefaultsError) in
             var events: [DefaultsChangeEvent] = []
             for change in changes {
                 if reportingEvents, let value = change.value, try previousValue(change.key, with: statements) == value {
@@ -125,19 +137,38 @@ final class SQLiteConnection {
         }
     }
 
-    /// Removes every key and returns the events of the removed keys if `reportingEvents`.
-    func removeAll(reportingEvents: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    /// Removes every key and returns the events of the removed keys if `reportingEvents`;
+    /// `logPosition` as in ``apply(_:reportingEvents:logPosition:)``.
+    func removeAll(reportingEvents: Bool, logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents {
         let statements = try open()
-        guard reportingEvents else {
+        guard reportingEvents || logPosition != nil else {
             try check(statements.deleteAll.run(), action: "Removing all values")
-            return []
+            return SQLiteCommitEvents()
         }
-        return try transaction(with: statements, action: "Removing all values") { () throws(DefaultsError) in
-            let keys = try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
-                try storedKey(in: statement)
-            }
+        return try transaction(with: statements, action: "Removing all values", logPosition: logPosition) {
+            () throws(DefaultsError) in
+            let keys = try storedKeys(with: statements)
             try check(statements.deleteAll.run(), action: "Removing all values")
             return keys.map { DefaultsChangeEvent(key: $0, newValue: nil) }
+        }
+    }
+
+    /// Runs the write transaction `body` (which returns this commit's events), reading the other
+    /// processes' commits logged after `logPosition` first.
+    private func transaction(
+        with statements: Statements, action: String, logPosition: Int64?,
+        _ body: () throws(DefaultsError) -> [DefaultsChangeEvent]
+    ) throws(DefaultsError) -> SQLiteCommitEvents {
+        try transaction(with: statements, action: action) { () throws(DefaultsError) in
+            guard let logPosition else { return SQLiteCommitEvents(own: try body()) }
+            let (earlier, end) = try logEvents(after: logPosition, complete: true, with: statements)
+            return SQLiteCommitEvents(earlier: earlier, own: try body(), logPosition: end)
+        }
+    }
+
+    func storedKeys(with statements: Statements) throws(DefaultsError) -> [String] {
+        try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
+            try storedKey(in: statement)
         }
     }
 
@@ -164,14 +195,16 @@ final class SQLiteConnection {
         }
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`, rolling back if anything fails.
+    /// Runs `body` inside `BEGIN IMMEDIATE` (or `beginning`) ... `COMMIT`, rolling back if
+    /// anything fails.
     ///
     /// `BEGIN IMMEDIATE` takes the write lock first (waiting in the busy handler), so that a
     /// transaction never has to upgrade a read lock, which SQLite could refuse without waiting.
     func transaction<Value>(
-        with statements: Statements, action: String, _ body: () throws(DefaultsError) -> Value
+        with statements: Statements, action: String, beginning: SQLiteStatement? = nil,
+        _ body: () throws(DefaultsError) -> Value
     ) throws(DefaultsError) -> Value {
-        try check(statements.begin.run(), action: action)
+        try check((beginning ?? statements.begin).run(), action: action)
         do throws(DefaultsError) {
             let result = try body()
             try check(statements.commit.run(), action: action)
@@ -189,18 +222,18 @@ final class SQLiteConnection {
 
     // MARK: Private
 
-    private func open() throws(DefaultsError) -> Statements {
+    func open() throws(DefaultsError) -> Statements {
         guard let statements else {
             throw DefaultsError(.closed, "The store was closed.", backend: SQLiteProvider.backend, path: path)
         }
         return statements
     }
 
-    private func check(_ rc: Int32, action: String, key: String? = nil) throws(DefaultsError) {
+    func check(_ rc: Int32, action: String, key: String? = nil) throws(DefaultsError) {
         guard rc == SQLITE_OK else { throw error(rc, action: action, key: key) }
     }
 
-    private func prepare(_ sql: String, persistent: Bool, action: String) throws(DefaultsError) -> SQLiteStatement {
+    func prepare(_ sql: String, persistent: Bool, action: String) throws(DefaultsError) -> SQLiteStatement {
         guard let db else {
             throw DefaultsError(.closed, "The store was closed.", backend: SQLiteProvider.backend, path: path)
         }
@@ -214,6 +247,8 @@ final class SQLiteConnection {
     private func prepareStatements() throws(DefaultsError) -> Statements {
         let action = "Preparing the store's statements"
         do throws(DefaultsError) {
+            // First the change log's triggers, which the writing statements then include.
+            for statement in SQLiteChangeLog.triggers(origin: origin) { try execute(statement, action: action) }
             let table = SQLiteSchema.table
             return Statements(
                 select: try prepare("SELECT type, value FROM \(table) WHERE key = ?1", persistent: true, action: action),
@@ -226,13 +261,17 @@ final class SQLiteConnection {
                 keys: try prepare("SELECT key FROM \(table)", persistent: true, action: action),
                 all: try prepare("SELECT key, type, value FROM \(table)", persistent: true, action: action),
                 deleteAll: try prepare("DELETE FROM \(table)", persistent: true, action: action),
+                logRows: try prepare(SQLiteChangeLog.rowsSQL, persistent: true, action: action),
+                logEnd: try prepare(SQLiteChangeLog.endSQL, persistent: true, action: action),
                 begin: try prepare("BEGIN IMMEDIATE", persistent: true, action: action),
+                beginRead: try prepare("BEGIN", persistent: true, action: action),
                 commit: try prepare("COMMIT", persistent: true, action: action),
                 rollback: try prepare("ROLLBACK", persistent: true, action: action))
         } catch {
             // The identity checks passed, so a missing table or column means a damaged schema.
             throw DefaultsError(
-                .corrupted, "The store's table '\(SQLiteSchema.table)' is missing or has the wrong columns.",
+                .corrupted,
+                "The store's tables '\(SQLiteSchema.table)', '\(SQLiteChangeLog.table)' and '\(SQLiteChangeLog.watchers)' are missing or have the wrong columns.",
                 backend: SQLiteProvider.backend, path: path, cause: error)
         }
     }
@@ -255,7 +294,7 @@ final class SQLiteConnection {
 
     /// The value a write would replace; a damaged one counts as absent, so that it can be
     /// overwritten (and the write reported) whether or not anyone observes.
-    private func previousValue(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
+    func previousValue(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
         do throws(DefaultsError) {
             return try read(key, with: statements)
         } catch where error.code == .corrupted {
@@ -279,7 +318,7 @@ final class SQLiteConnection {
         return sqlite3_changes(db) > 0
     }
 
-    private func rows<Row>(
+    func rows<Row>(
         of statement: SQLiteStatement, action: String, _ row: (SQLiteStatement) throws(DefaultsError) -> Row
     ) throws(DefaultsError) -> [Row] {
         defer { statement.reset() }

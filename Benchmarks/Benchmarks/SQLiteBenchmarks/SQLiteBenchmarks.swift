@@ -43,6 +43,15 @@ let benchmarks: @Sendable () -> Void = {
                 raw?.upsert(key: "k", value: fixtures.nextValue())
             }
         }
+        // The same upsert on a store with the change log (schema version 2): what the log's
+        // trigger and extra row cost SQLite itself, without the provider.
+        Benchmark("Write \(name): raw C autocommit upsert, change log") { benchmark in
+            let fixtures = try slot.fixtures()
+            let raw = fixtures.rawLoggedWrite[durability]
+            for _ in benchmark.scaledIterations {
+                raw?.upsert(key: "k", value: fixtures.nextValue())
+            }
+        }
         Benchmark("Write \(name): SQLiteProvider.setValue") { benchmark in
             let fixtures = try slot.fixtures()
             let provider = fixtures.providerWrite[durability]
@@ -98,6 +107,7 @@ final class Fixtures: Sendable {
     let providerWrite: [SQLiteProvider.Durability: SQLiteProvider]
     let observedWrite: [SQLiteProvider.Durability: SQLiteProvider]
     let rawWrite: [SQLiteProvider.Durability: RawSQLite]
+    let rawLoggedWrite: [SQLiteProvider.Durability: RawSQLite]
     private let observations: [DefaultsObservation]
     private let counter = Atomic<Int64>(0)
 
@@ -116,9 +126,13 @@ final class Fixtures: Sendable {
             seeding.close()
             return try SQLiteProvider(path: path, durability: durability)
         }
-        func raw(_ name: String, _ durability: SQLiteProvider.Durability) throws -> RawSQLite {
+        // The baseline is a plain upsert on the same table: without the change log's triggers,
+        // unless `logged`.
+        func raw(_ name: String, _ durability: SQLiteProvider.Durability, logged: Bool = false) throws -> RawSQLite {
             _ = try store(name, durability)
-            return try RawSQLite(path: directory.appendingPathComponent(name).path, full: durability == .full)
+            let path = directory.appendingPathComponent(name).path
+            if !logged { try RawSQLite.dropChangeLog(path: path) }
+            return try RawSQLite(path: path, full: durability == .full)
         }
         // A write's cost depends on whether the write-ahead log still grows (the file's size
         // changes, so a flush also writes metadata) or is reused after a checkpoint. Start every
@@ -132,6 +146,7 @@ final class Fixtures: Sendable {
         var providers: [SQLiteProvider.Durability: SQLiteProvider] = [:]
         var observed: [SQLiteProvider.Durability: SQLiteProvider] = [:]
         var raws: [SQLiteProvider.Durability: RawSQLite] = [:]
+        var loggedRaws: [SQLiteProvider.Durability: RawSQLite] = [:]
         var observations: [DefaultsObservation] = []
         for durability in [SQLiteProvider.Durability.normal, .full] {
             providers[durability] = try store("write-provider-\(durability).sqlite", durability)
@@ -139,11 +154,13 @@ final class Fixtures: Sendable {
             observations.append(watched.observe { blackHole($0) })
             observed[durability] = watched
             raws[durability] = try raw("write-raw-\(durability).sqlite", durability)
-            for kind in ["provider", "observed", "raw"] { try warmUp("write-\(kind)-\(durability).sqlite") }
+            loggedRaws[durability] = try raw("write-logged-\(durability).sqlite", durability, logged: true)
+            for kind in ["provider", "observed", "raw", "logged"] { try warmUp("write-\(kind)-\(durability).sqlite") }
         }
         providerWrite = providers
         observedWrite = observed
         rawWrite = raws
+        rawLoggedWrite = loggedRaws
         self.observations = observations
     }
 
@@ -193,6 +210,20 @@ final class RawSQLite: @unchecked Sendable {
             INSERT INTO defaults (key, type, value) VALUES (?1, ?2, ?3)
             ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value
             """)
+    }
+
+    /// Removes the change log's triggers, leaving the table of values as a plain table.
+    static func dropChangeLog(path: String) throws {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
+            throw Failure(message: "open \(path)")
+        }
+        defer { sqlite3_close_v2(db) }
+        let triggers = ["defaults_inserted", "defaults_updated", "defaults_renamed", "defaults_deleted", "changes_pruned"]
+        let sql = triggers.map { "DROP TRIGGER \($0);" }.joined()
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw Failure(message: String(cString: sqlite3_errmsg(db)))
+        }
     }
 
     /// Commits more frames than the automatic checkpoint lets the log hold (1000 pages), without

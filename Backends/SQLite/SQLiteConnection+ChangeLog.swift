@@ -1,0 +1,80 @@
+import AnyDefaultsCore
+import CSQLite
+
+/// Reading the change log (``SQLiteChangeLog``) and holding a watcher's lease, on a connection.
+extension SQLiteConnection {
+    /// The position after the newest row of the change log.
+    func logEnd() throws(DefaultsError) -> Int64 {
+        let statement = try open().logEnd
+        defer { statement.reset() }
+        let rc = statement.step()
+        guard rc == SQLITE_ROW else { throw error(rc, action: "Reading the change log") }
+        return statement.int64(column: 0)
+    }
+
+    /// What other processes changed after `position`, as `.external` events carrying the values
+    /// stored now, read in one snapshot, with the position after them. With `complete` false (the
+    /// lease had lapsed, so changes may have gone unlogged) every stored key is reported too.
+    func logEvents(after position: Int64, complete: Bool) throws(DefaultsError) -> (events: [DefaultsChangeEvent], end: Int64) {
+        let statements = try open()
+        return try transaction(with: statements, action: "Reading the change log", beginning: statements.beginRead) {
+            () throws(DefaultsError) in
+            try logEvents(after: position, complete: complete, with: statements)
+        }
+    }
+
+    /// ``logEvents(after:complete:)`` inside a transaction that is already open.
+    func logEvents(
+        after position: Int64, complete: Bool, with statements: Statements
+    ) throws(DefaultsError) -> (events: [DefaultsChangeEvent], end: Int64) {
+        let action = "Reading the change log"
+        try check(statements.logRows.bind(position, to: 1), action: action)
+        let rows = try rows(of: statements.logRows, action: action) { statement throws(DefaultsError) in
+            SQLiteChangeLog.Row(
+                seq: statement.int64(column: 0), key: String(decoding: statement.textBytes(column: 1), as: UTF8.self),
+                origin: statement.int64(column: 2))
+        }
+        let reading = SQLiteChangeLog.reading(rows, after: position, skipping: origin)
+        var keys = reading.keys
+        if !reading.complete || !complete {
+            // What happened since the position is not all known: every stored key may have changed.
+            let logged = Set(keys)
+            keys = try storedKeys(with: statements).filter { !logged.contains($0) } + keys
+        }
+        var events: [DefaultsChangeEvent] = []
+        events.reserveCapacity(keys.count)
+        for key in keys {
+            events.append(DefaultsChangeEvent(key: key, newValue: try previousValue(key, with: statements), origin: .external))
+        }
+        return (events, reading.end)
+    }
+
+    /// Takes or renews this process's lease until `expires` (Unix seconds), in a write
+    /// transaction, and returns the log's end as of that moment: every commit after it is logged
+    /// while the lease lasts.
+    func lease(until expires: Int64) throws(DefaultsError) -> Int64 {
+        let action = "Taking a lease on the change log"
+        let statements = try open()
+        return try transaction(with: statements, action: action) { () throws(DefaultsError) in
+            for sql in SQLiteChangeLog.leaseSQL {
+                try run(sql, binding: [origin, expires], action: action)
+            }
+            return try logEnd()
+        }
+    }
+
+    /// Gives this process's lease back, so that other processes stop logging for it.
+    func releaseLease() throws(DefaultsError) {
+        try run(SQLiteChangeLog.releaseSQL, binding: [origin], action: "Giving back the lease on the change log")
+    }
+
+    /// Runs `sql`, which returns no rows, with its parameters bound to `values` (as many as it has).
+    private func run(_ sql: String, binding values: [Int64], action: String) throws(DefaultsError) {
+        let statement = try prepare(sql, persistent: false, action: action)
+        defer { sqlite3_finalize(statement.handle) }
+        for index in 0..<min(values.count, Int(sqlite3_bind_parameter_count(statement.handle))) {
+            try check(statement.bind(values[index], to: Int32(index + 1)), action: action)
+        }
+        try check(statement.run(), action: action)
+    }
+}

@@ -5,11 +5,7 @@ import CSQLite
 extension SQLiteConnection {
     /// The position after the newest row of the change log.
     func logEnd() throws(DefaultsError) -> Int64 {
-        let statement = try open().logEnd
-        defer { statement.reset() }
-        let rc = statement.step()
-        guard rc == SQLITE_ROW else { throw error(rc, action: "Reading the change log") }
-        return statement.int64(column: 0)
+        try integer(from: open().logEnd, action: "Reading the change log")
     }
 
     /// What other processes changed after `position`, as `.external` events carrying the values

@@ -14,6 +14,9 @@ final class SQLiteConnection {
     let origin = SQLiteChangeLog.processOrigin
     private var db: OpaquePointer?
     private var statements: Statements?
+    /// `PRAGMA data_version` as of this connection's last write transaction that read the change
+    /// log: while it stays the same, no other connection has committed, so the log holds nothing new.
+    private var logCheckedAtDataVersion: Int64 = -1
     /// Where the busy handler keeps its clock; touched only by SQLite calls made under the lock.
     private let busyWait: UnsafeMutablePointer<SQLiteBusyWait>
 
@@ -27,6 +30,7 @@ final class SQLiteConnection {
         let deleteAll: SQLiteStatement
         let logRows: SQLiteStatement
         let logEnd: SQLiteStatement
+        let dataVersion: SQLiteStatement
         let begin: SQLiteStatement
         let beginRead: SQLiteStatement
         let commit: SQLiteStatement
@@ -161,9 +165,20 @@ final class SQLiteConnection {
     ) throws(DefaultsError) -> SQLiteCommitEvents {
         try transaction(with: statements, action: action) { () throws(DefaultsError) in
             guard let logPosition else { return SQLiteCommitEvents(own: try body()) }
+            let version = try integer(from: statements.dataVersion, action: action)
+            guard version != logCheckedAtDataVersion else { return SQLiteCommitEvents(own: try body()) }
             let (earlier, end) = try logEvents(after: logPosition, complete: true, with: statements)
+            logCheckedAtDataVersion = version
             return SQLiteCommitEvents(earlier: earlier, own: try body(), logPosition: end)
         }
+    }
+
+    /// The integer in the first column of the one row `statement` returns.
+    func integer(from statement: SQLiteStatement, action: String) throws(DefaultsError) -> Int64 {
+        defer { statement.reset() }
+        let rc = statement.step()
+        guard rc == SQLITE_ROW else { throw error(rc, action: action) }
+        return statement.int64(column: 0)
     }
 
     func storedKeys(with statements: Statements) throws(DefaultsError) -> [String] {
@@ -263,6 +278,7 @@ final class SQLiteConnection {
                 deleteAll: try prepare("DELETE FROM \(table)", persistent: true, action: action),
                 logRows: try prepare(SQLiteChangeLog.rowsSQL, persistent: true, action: action),
                 logEnd: try prepare(SQLiteChangeLog.endSQL, persistent: true, action: action),
+                dataVersion: try prepare("PRAGMA data_version", persistent: true, action: action),
                 begin: try prepare("BEGIN IMMEDIATE", persistent: true, action: action),
                 beginRead: try prepare("BEGIN", persistent: true, action: action),
                 commit: try prepare("COMMIT", persistent: true, action: action),

@@ -29,6 +29,7 @@ let package = Package(
                 "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults",
                 "AnyDefaultsSQLite",
+                "AnyDefaultsLMDB",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -125,6 +126,35 @@ package.targets.append(contentsOf: [
 if let conformance = package.targets.first(where: { $0.name == "ConformanceTests" }) {
     conformance.dependencies.append("AnyDefaultsSQLite")
 }
+
+// MARK: Property wrappers, observation, snapshots, transactions (issue 10)
+// Kept as a separate block so parallel edits above merge cleanly.
+for target in package.targets where target.name == "AnyDefaults" {
+    target.dependencies += [.product(name: "Logging", package: "swift-log")]
+}
+package.targets += [
+    .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
+]
+
+// MARK: LMDB backend (issue 4): liblmdb through the CLMDB system-library shim
+package.products.append(.library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
+        providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+    ),
+    .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+    // Child processes for the multi-process tests.
+    .executableTarget(
+        name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"],
+        path: "Tests/Children/LMDBTestChild"
+    ),
+    .testTarget(
+        name: "AnyDefaultsLMDBTests",
+        dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]
+    ),
+])
+package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsLMDB")
 
 // MARK: Changes from other processes (issue 11)
 // Every backend that claims .externalChanges, driven by a real second process.

@@ -81,6 +81,34 @@ package.targets.append(
     )
 )
 
+// MARK: Observation (issue 10): tracked reads and observed writes against the raw cached provider.
+package.targets.append(
+    .executableTarget(
+        name: "ObservationBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsMemory", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/ObservationBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)
+
+// MARK: LMDB backend beside raw liblmdb (CLMDB comes with AnyDefaultsLMDB)
+package.targets.append(
+    .executableTarget(
+        name: "LMDBBenchmarks",
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "AnyDefaultsCore", package: "AnyDefaults"),
+            .product(name: "AnyDefaultsLMDB", package: "AnyDefaults"),
+        ],
+        path: "Benchmarks/LMDBBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+)
+
 // MARK: Changes from other processes (issue 11): delivery latency and idle cost, not a package-benchmark target.
 // Run: scripts/change-latency
 package.targets.append(

@@ -4,3 +4,4 @@
 @_exported import AnyDefaultsJSONFile
 @_exported import AnyDefaultsUserDefaults
 @_exported import AnyDefaultsSQLite
+@_exported import AnyDefaultsLMDB

@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
+import AnyDefaultsLMDB
 import AnyDefaultsMemory
 import AnyDefaultsSQLite
 import AnyDefaultsUserDefaults
@@ -63,6 +64,22 @@ extension ProviderRegistry {
                 path: configuration.location,
                 durability: configuration.option("durability", choices: ["normal": .normal, "full": .full], default: .normal),
                 busyTimeout: .seconds(configuration.intOption("busytimeout", in: 0...86_400, default: 5)))
+        }
+        register(
+            scheme: "lmdb", summary: "an LMDB environment (a directory): fastest reads, many processes",
+            location: .path("DIR"),
+            options: [
+                StoreOption("mapsize", values: "size", summary: "initial map size, e.g. 64MiB (default 4MiB); grows by itself"),
+                StoreOption("maxsize", values: "size", summary: "the most the map may grow to, e.g. 8GiB (default 1GiB)"),
+                StoreOption("durability", values: "synced|nosync", summary: "sync each commit (default), or survive only an application crash"),
+            ]
+        ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+            let defaults = LMDBProvider.Options()
+            let options = try LMDBProvider.Options(
+                initialMapSize: configuration.byteCountOption("mapsize", default: defaults.initialMapSize),
+                maximumMapSize: configuration.byteCountOption("maxsize", default: defaults.maximumMapSize),
+                durability: configuration.option("durability", choices: ["synced": .synced, "nosync": .noSync], default: .synced))
+            return try LMDBProvider(path: configuration.location, options: options)
         }
     }
 }

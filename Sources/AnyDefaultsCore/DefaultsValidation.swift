@@ -19,7 +19,11 @@ public enum DefaultsValidation {
         if key.isEmpty {
             throw DefaultsError(.invalidKey, "A key must not be empty.", backend: backend, key: key)
         }
-        if key.utf8.allSatisfy({ $0 < 0x80 }) { return key }
+        // Native strings are contiguous UTF-8: scanning the buffer is several times cheaper than
+        // walking the UTF-8 view, and this runs on every read.
+        let isASCII = key.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } }
+            ?? key.utf8.allSatisfy { $0 < 0x80 }
+        if isASCII { return key }
         return key.precomposedStringWithCanonicalMapping
     }
 

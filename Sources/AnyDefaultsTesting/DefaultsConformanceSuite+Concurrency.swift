@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import Foundation
+import Synchronization
 
 extension DefaultsConformanceSuite {
     /// Many threads at once: writers of distinct keys lose no update (single writes and batches);
@@ -47,15 +48,24 @@ extension DefaultsConformanceSuite {
             }
             let writers = 3
             let rounds = 20
+            // Readers keep reading until every writer is done, so that a loaded machine that
+            // schedules the writers late cannot leave the readers with nothing to catch.
+            let writersLeft = Mutex(writers)
             runOnThreads(writers * 2) { worker in
-                for round in 0..<rounds {
-                    if worker < writers {
+                if worker < writers {
+                    for round in 0..<rounds {
                         checker.attempt("write the shared key", key: "c.shared") { try provider.setValue(uniform((worker + round) % 26), forKey: "c.shared") }
-                    } else {
-                        let read = checker.attempt("read the shared key", key: "c.shared") { try provider.value(forKey: "c.shared") }
-                        if let read, !isUniform(read) {
-                            checker.fail("no torn read of a key being replaced", key: "c.shared", expected: "one writer's whole value", actual: describe(read))
-                        }
+                    }
+                    writersLeft.withLock { $0 -= 1 }
+                    return
+                }
+                var round = 0
+                while round < rounds || writersLeft.withLock({ $0 > 0 }) {
+                    round += 1
+                    let read = checker.attempt("read the shared key", key: "c.shared") { try provider.value(forKey: "c.shared") }
+                    if let read, !isUniform(read) {
+                        checker.fail("no torn read of a key being replaced", key: "c.shared", expected: "one writer's whole value", actual: describe(read))
+                        return
                     }
                 }
             }

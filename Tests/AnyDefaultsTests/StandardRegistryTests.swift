@@ -19,7 +19,7 @@ import TestSupport
 
     @Test func everyBuiltInSchemeIsRegistered() {
         let schemes = Set(ProviderRegistry.standard.registered.map { $0.scheme })
-        #expect(schemes.isSuperset(of: ["memory", "json", "userdefaults", "sqlite"]))
+        #expect(schemes == ["memory", "json", "userdefaults", "sqlite", "lmdb"])
     }
 
     @Test func opensAJSONFileWithItsOptionsAndRejectsUnknownOnes() throws {
@@ -50,6 +50,18 @@ import TestSupport
             #expect(try reopened.value(forKey: "k") == .int(7))
             #expect { try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/q.sqlite?durability=extra") } throws: {
                 ($0 as? DefaultsError)?.message.contains("use one of full, normal") == true
+            }
+        }
+    }
+
+    @Test func opensLMDBWithItsOptions() throws {
+        try withTemporaryDirectory { directory in
+            let store = try ProviderRegistry.standard.makeProvider("lmdb:\(directory.path)/env?mapsize=1MiB&maxsize=64MiB&durability=nosync&cache=off")
+            let provider = try #require(store as? LMDBProvider)
+            try provider.setValue(.data(Data(count: 2 << 20)), forKey: "big")  // beyond the initial map: it grows
+            #expect(try provider.value(forKey: "big") == .data(Data(count: 2 << 20)))
+            #expect { try ProviderRegistry.standard.makeProvider("lmdb:\(directory.path)/other?mapsize=lots") } throws: {
+                ($0 as? DefaultsError)?.message.contains("64MiB") == true
             }
         }
     }

@@ -15,6 +15,7 @@ extension Defaults {
     @inlinable
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
         get {
+            track(key)
             let fullKey = fullKey(key.name)
             do {
                 return try read(Value.self, fullKey: fullKey) ?? key.defaultValue
@@ -39,7 +40,13 @@ extension Defaults {
 
     /// Whether the store holds a value for `key` (its default does not count).
     public func hasValue<Value>(_ key: DefaultsKey<Value>) -> Bool {
-        hasValue(forKey: key.name)
+        track(key)
+        do {
+            return try throwing.hasStoredValue(fullKey: fullKey(key.name))
+        } catch {
+            report(error)
+            return false
+        }
     }
 
     /// The value under `key` read as `Value`; `nil` if nothing is stored or registered, or if
@@ -50,6 +57,7 @@ extension Defaults {
     /// ```
     public func value<Value: DefaultsSerializable>(_ type: Value.Type = Value.self, forKey key: some DefaultsKeyName) -> Value? {
         let fullKey = fullKey(key.defaultsKeyName)
+        trackByName(fullKey)
         do {
             return try read(Value.self, fullKey: fullKey)
         } catch {
@@ -71,6 +79,7 @@ extension Defaults {
         _ type: T.Type = T.self, forKey key: some DefaultsKeyName, strategy: DefaultsCodingStrategy = .structured
     ) -> T? {
         let fullKey = fullKey(key.defaultsKeyName)
+        trackByName(fullKey)
         do {
             return try readCodable(T.self, fullKey: fullKey, strategy: strategy)
         } catch {

@@ -121,6 +121,7 @@ extension Defaults {
         let prefixed = prefix.isEmpty ? registrations : Dictionary(
             registrations.map { (fullKey($0.key), $0.value) }, uniquingKeysWith: { _, last in last })
         shared.registered.withLock { $0.merge(prefixed) { _, new in new } }
+        for key in prefixed.keys { shared.tracker.didChange(key) }
     }
 
     /// Whether the store holds a value under `key` (registered defaults do not count).
@@ -157,8 +158,10 @@ extension Defaults {
     /// (reported).
     @inlinable
     func lookup<T>(_ key: some DefaultsKeyName, _ convert: (DefaultsValue) -> T?) -> T? {
+        let fullKey = fullKey(key.defaultsKeyName)
+        trackByName(fullKey)
         do {
-            return try lookup(fullKey(key.defaultsKeyName)).flatMap(convert)
+            return try lookup(fullKey).flatMap(convert)
         } catch {
             report(error)
             return nil

@@ -34,6 +34,12 @@ import Synchronization
 /// ``register(defaults:)`` values are read when the store holds nothing for a key, before a typed
 /// key's own default, as with `UserDefaults`. They are kept in memory, never stored.
 ///
+/// ## Observation, changes, snapshots, transactions
+/// Typed reads (`defaults[.volume]`) take part in Swift's Observation one key at a time;
+/// ``observe(_:)``, ``changes()`` and ``values(of:)`` report changes from anywhere;
+/// ``snapshot()`` copies the store; ``write(_:)`` applies several changes as one batch. See
+/// ``Default`` and ``DefaultsModel`` for properties, and Docs/Observation.md.
+///
 /// ## Threads
 /// `Defaults` is `Sendable`: use one instance from any thread or task.
 public final class Defaults: Sendable {
@@ -68,11 +74,21 @@ public final class Defaults: Sendable {
         let decodingFailurePolicy: DecodingFailurePolicy
         /// The cache in front of the provider, if there is one.
         let cache: (any CacheControl)?
+        /// Observation of reads and changes, fed by the provider's events (see `ObservationTracker`).
+        @usableFromInline let tracker = ObservationTracker()
+        /// Whether reads by name (`integer(forKey:)`...) are tracked too, not only typed reads.
+        @usableFromInline let tracksReadsByName: Bool
+        private let subscription: DefaultsObservation
 
-        init(errorHandler: @escaping ErrorHandler, decodingFailurePolicy: DecodingFailurePolicy, cache: (any CacheControl)?) {
+        init(
+            provider: any DefaultsProvider, errorHandler: @escaping ErrorHandler,
+            decodingFailurePolicy: DecodingFailurePolicy, cache: (any CacheControl)?, tracksReadsByName: Bool
+        ) {
             self.errorHandler = errorHandler
             self.decodingFailurePolicy = decodingFailurePolicy
             self.cache = cache
+            self.tracksReadsByName = tracksReadsByName
+            subscription = provider.observe { [tracker] event in tracker.didChange(event.key) }
         }
     }
 
@@ -92,16 +108,22 @@ public final class Defaults: Sendable {
     ///     logged with swift-log (see ``logErrors``).
     ///   - decodingFailurePolicy: what to do with a stored value that cannot be read as the
     ///     requested type; by default it is kept.
+    ///   - tracksReadsByName: whether reads by name (`integer(forKey:)`, `string(forKey:)`...)
+    ///     take part in Observation like typed reads do (see Docs/Observation.md). Off by default:
+    ///     it costs a dictionary lookup per read.
     public convenience init(
         _ provider: some DefaultsProvider,
         cached: Bool = true,
         errorHandler: @escaping ErrorHandler = Defaults.logErrors,
-        decodingFailurePolicy: DecodingFailurePolicy = .keepValue
+        decodingFailurePolicy: DecodingFailurePolicy = .keepValue,
+        tracksReadsByName: Bool = false
     ) {
         let store: any DefaultsProvider = if cached, !(provider is any CacheControl) { provider.cached() } else { provider }
         self.init(
             provider: store, prefix: "",
-            shared: Shared(errorHandler: errorHandler, decodingFailurePolicy: decodingFailurePolicy, cache: store as? any CacheControl))
+            shared: Shared(
+                provider: store, errorHandler: errorHandler, decodingFailurePolicy: decodingFailurePolicy,
+                cache: store as? any CacheControl, tracksReadsByName: tracksReadsByName))
     }
 
     init(provider: any DefaultsProvider, prefix: String, shared: Shared) {

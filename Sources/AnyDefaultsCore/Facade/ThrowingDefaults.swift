@@ -28,7 +28,8 @@ public struct ThrowingDefaults: Sendable {
     ///   as `Value`.
     @inlinable
     public func value<Value>(for key: DefaultsKey<Value>) throws(DefaultsError) -> Value {
-        try defaults.read(Value.self, fullKey: defaults.fullKey(key.name)) ?? key.defaultValue
+        defaults.track(key)
+        return try defaults.read(Value.self, fullKey: defaults.fullKey(key.name)) ?? key.defaultValue
     }
 
     /// The value of `key`, as ``value(for:)``.
@@ -51,7 +52,9 @@ public struct ThrowingDefaults: Sendable {
 
     /// The value stored under `key`, or else its registered default; `nil` if neither exists.
     public func value(forKey key: some DefaultsKeyName) throws(DefaultsError) -> DefaultsValue? {
-        try defaults.lookup(defaults.fullKey(key.defaultsKeyName))
+        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        defaults.trackByName(fullKey)
+        return try defaults.lookup(fullKey)
     }
 
     /// The value under `key` read as `Value`; `nil` if nothing is stored or registered.
@@ -62,7 +65,9 @@ public struct ThrowingDefaults: Sendable {
     public func value<Value: DefaultsSerializable>(
         _ type: Value.Type = Value.self, forKey key: some DefaultsKeyName
     ) throws(DefaultsError) -> Value? {
-        try defaults.read(Value.self, fullKey: defaults.fullKey(key.defaultsKeyName))
+        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        defaults.trackByName(fullKey)
+        return try defaults.read(Value.self, fullKey: fullKey)
     }
 
     /// Stores `value` under `key`; a `nil` removes the key.
@@ -76,7 +81,9 @@ public struct ThrowingDefaults: Sendable {
     public func codable<T: Decodable & Sendable>(
         _ type: T.Type = T.self, forKey key: some DefaultsKeyName, strategy: DefaultsCodingStrategy = .structured
     ) throws(DefaultsError) -> T? {
-        try defaults.readCodable(T.self, fullKey: defaults.fullKey(key.defaultsKeyName), strategy: strategy)
+        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        defaults.trackByName(fullKey)
+        return try defaults.readCodable(T.self, fullKey: fullKey, strategy: strategy)
     }
 
     /// Stores a `Codable` value under `key`; a `nil` removes the key.
@@ -92,7 +99,14 @@ public struct ThrowingDefaults: Sendable {
 
     /// Whether the store holds a value under `key` (registered defaults do not count).
     public func hasValue(forKey key: some DefaultsKeyName) throws(DefaultsError) -> Bool {
-        try defaults.provider.value(forKey: defaults.fullKey(key.defaultsKeyName)) != nil
+        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        defaults.trackByName(fullKey)
+        return try hasStoredValue(fullKey: fullKey)
+    }
+
+    /// Whether the store holds a value under a full key, without tracking the read.
+    func hasStoredValue(fullKey: String) throws(DefaultsError) -> Bool {
+        try defaults.provider.value(forKey: fullKey) != nil
     }
 
     /// Removes the value under `key`; removing an absent key is no error.
@@ -104,6 +118,7 @@ public struct ThrowingDefaults: Sendable {
 
     /// The stored keys (within the scope, without its prefix), in no particular order.
     public func keys() throws(DefaultsError) -> [String] {
+        defaults.shared.tracker.accessEveryKey()
         let prefix = defaults.prefix
         let all = try defaults.provider.keys()
         guard !prefix.isEmpty else { return all }

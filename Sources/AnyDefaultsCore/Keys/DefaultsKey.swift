@@ -38,14 +38,26 @@ public class DefaultsKeys: @unchecked Sendable {
 ///
 /// `Value` is any ``DefaultsSerializable`` type; for an optional `Value`, assigning `nil` removes
 /// the stored value.
-// @unchecked: see `DefaultsKeys`; `defaultValue` is an immutable `Sendable` value.
+// @unchecked: see `DefaultsKeys`; `defaultValue` and `observedKeyPath` are immutable `Sendable`
+// values.
 public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unchecked Sendable {
     /// The value read when the store holds nothing for this key (and no registered default).
     public let defaultValue: Value
 
+    /// What a read of this key records for Observation, built once (see `ObservationTracker`).
+    @usableFromInline let observedKeyPath: ObservationTracker.KeyPathType
+
     /// Creates a key named `name` whose value is `defaultValue` until one is stored.
     public init(_ name: String, default defaultValue: Value) {
         self.defaultValue = defaultValue
+        observedKeyPath = ObservationTracker.makeKeyPath(name)
+        super.init(name: name)
+    }
+
+    /// Creates a key with a key path already built for `name`.
+    init(_ name: String, default defaultValue: Value, observedKeyPath: ObservationTracker.KeyPathType) {
+        self.defaultValue = defaultValue
+        self.observedKeyPath = observedKeyPath
         super.init(name: name)
     }
 

@@ -1,0 +1,344 @@
+import AnyDefaultsCore
+import CLMDB
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An `MDB_env` pointer.
+///
+/// `@unchecked Sendable` is safe because LMDB allows one environment to be used from many threads
+/// for what this backend does with it (transactions, statistics). The exceptions are kept by
+/// ``LMDBEnvironment``: `mdb_env_set_mapsize` and `mdb_env_close` run only inside the gate's
+/// exclusive section, and `mdb_env_set_flags` only under the writer lock.
+struct LMDBEnvironmentHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// One open LMDB environment: the only one for its directory in this process (LMDB forbids two),
+/// shared by every ``LMDBProvider`` opened on that directory through ``LMDBEnvironmentRegistry``.
+final class LMDBEnvironment: Sendable {
+    /// The canonical path of the store's directory.
+    let path: String
+    let dbi: MDB_dbi
+    private let handle: LMDBEnvironmentHandle
+    private let gate = LMDBTransactionGate()
+    private let maximumMapSize: Int
+
+    /// Serialises this process's write transactions (LMDB also serialises them across processes)
+    /// and orders their change events. Holds whether `MDB_NOSYNC` is currently set.
+    private let writer: Mutex<Bool>
+    /// The change broadcasters of the providers using this environment, by token, so that a write
+    /// through one provider reaches the observers of the others as an external change.
+    private let listeners = Mutex<(nextToken: Int, broadcasters: [Int: ChangeBroadcaster])>((0, [:]))
+
+    // MARK: Opening and closing
+
+    /// Opens the environment in the existing directory `path` (canonical), checks that it is an
+    /// AnyDefaults store that is whole, and marks a new one as such.
+    init(path: String, options: LMDBProvider.Options) throws(DefaultsError) {
+        self.path = path
+        let pageSize = Int(getpagesize())
+        maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: pageSize)
+        let noSync = options.durability == .noSync
+        writer = Mutex(noSync)
+
+        var pointer: OpaquePointer?
+        var rc = mdb_env_create(&pointer)
+        guard rc == MDB_SUCCESS, let pointer else { throw DefaultsError.lmdb(rc, "create an LMDB environment", path: path) }
+        var opened = false
+        defer { if !opened { mdb_env_close(pointer) } }
+
+        rc = mdb_env_set_mapsize(pointer, Self.rounded(min(options.initialMapSize, maximumMapSize), to: pageSize))
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the map size", path: path) }
+        // MDB_NOTLS: read transactions belong to calls, not threads (see LMDBTransactionGate).
+        let flags = UInt32(MDB_NOTLS) | (noSync ? UInt32(MDB_NOSYNC) : 0)
+        rc = mdb_env_open(pointer, path, flags, 0o600)
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
+
+        // Free the reader slots of processes that died holding them.
+        var stale: Int32 = 0
+        rc = mdb_reader_check(pointer, &stale)
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "clear stale readers", path: path) }
+
+        guard mdb_env_get_maxkeysize(pointer) >= Int32(LMDBKeyScheme.directKeyLimit) else {
+            throw DefaultsError(
+                .unsupported,
+                "The LMDB library accepts keys of at most \(mdb_env_get_maxkeysize(pointer)) bytes; AnyDefaults stores need \(LMDBKeyScheme.directKeyLimit).",
+                backend: LMDBProvider.backend, path: path)
+        }
+        try LMDBFileCheck.verify(environment: pointer, path: path)
+
+        handle = LMDBEnvironmentHandle(pointer: pointer)
+        dbi = try Self.openMainDatabase(pointer, path: path)
+        opened = true
+        // From here on, deinit closes the environment if this initializer throws.
+        try prepareStore()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the environment once the transactions under way have ended; later calls fail with
+    /// ``DefaultsError/Code-swift.struct/closed``.
+    func close() {
+        gate.exclusive(closing: true) { pooled in
+            for transaction in pooled { mdb_txn_abort(transaction) }
+            mdb_env_close(handle.pointer)
+        }
+    }
+
+    private static func openMainDatabase(_ env: OpaquePointer, path: String) throws(DefaultsError) -> MDB_dbi {
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+        guard rc == MDB_SUCCESS, let txn else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        rc = mdb_dbi_open(txn, nil, 0, &dbi)
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
+        return dbi
+    }
+
+    /// Checks the format marker, and writes it into a new, empty store.
+    private func prepareStore() throws(DefaultsError) {
+        let marked = try read { transaction throws(DefaultsError) in try transaction.checkFormatMarker() }
+        guard !marked else { return }
+        _ = try commitWithGrowth(estimatedSize: 0) { transaction throws(DefaultsError) in
+            try transaction.markNewStore()
+            return []
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read transaction (a pooled one, renewed, where possible).
+    func read<T>(_ body: (LMDBTransaction) throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+        let lease = try beginRead()
+        defer { endRead(lease) }
+        return try body(LMDBTransaction(pointer: lease.pointer, dbi: dbi, environment: self))
+    }
+
+    /// The value stored under the canonical key `key`: ``read(_:)`` for the hot path, without a
+    /// closure.
+    func value(forKey key: String, scheme: LMDBKeyScheme) throws(DefaultsError) -> DefaultsValue? {
+        let lease = try beginRead()
+        defer { endRead(lease) }
+        return try LMDBTransaction(pointer: lease.pointer, dbi: dbi, environment: self).value(forKey: key, scheme: scheme)
+    }
+
+    /// A read transaction in use, and the slot of the gate it came from (`nil` if unpooled).
+    private struct ReadLease {
+        var slot: LMDBTransactionGate.Slot?
+        let pointer: OpaquePointer
+    }
+
+    /// Enters the gate and renews a pooled read transaction, or begins one.
+    @inline(__always)
+    private func beginRead() throws(DefaultsError) -> ReadLease {
+        var clearedReaders = false
+        while true {
+            let slot = try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterReader() }
+            var pointer = slot?.transaction
+            let rc: Int32
+            if let pointer {
+                rc = mdb_txn_renew(pointer)
+            } else {
+                rc = mdb_txn_begin(handle.pointer, nil, UInt32(MDB_RDONLY), &pointer)
+            }
+            if rc == MDB_SUCCESS, let pointer { return ReadLease(slot: slot, pointer: pointer) }
+
+            if let pointer { mdb_txn_abort(pointer) }
+            if var slot {
+                slot.transaction = nil
+                gate.leave(slot)
+            } else {
+                gate.leaveUnpooled()
+            }
+            if rc == MDB_MAP_RESIZED {
+                try adoptMapSize()
+                continue
+            }
+            if rc == MDB_READERS_FULL, !clearedReaders {
+                clearedReaders = true
+                var stale: Int32 = 0
+                mdb_reader_check(handle.pointer, &stale)
+                continue
+            }
+            throw DefaultsError.lmdb(rc, "begin a read transaction", path: path)
+        }
+    }
+
+    /// Resets a pooled read transaction and returns it to its slot, or aborts an unpooled one.
+    @inline(__always)
+    private func endRead(_ lease: ReadLease) {
+        if var slot = lease.slot {
+            mdb_txn_reset(lease.pointer)
+            slot.transaction = lease.pointer
+            gate.leave(slot)
+        } else {
+            mdb_txn_abort(lease.pointer)
+            gate.leaveUnpooled()
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it; then queues the events it returns for
+    /// every provider on this environment, `origin`'s as local and the others' as external, and
+    /// delivers them once the locks are released.
+    ///
+    /// When the map is full the transaction is rolled back, the map grown and `body` run again, so
+    /// `body` must compute everything from the transaction. `estimatedSize` (the bytes the changes
+    /// add) guides the growth.
+    func write(
+        noSync: Bool, estimatedSize: Int, origin: Int,
+        _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
+    ) throws(DefaultsError) {
+        let broadcasters = try writer.withLock { (syncIsOff: inout Bool) throws(DefaultsError) -> [ChangeBroadcaster] in
+            if syncIsOff != noSync {
+                // Providers on one environment may differ in durability. Only this lock's holder
+                // commits, so the flag applies to exactly this provider's writes (readers never
+                // look at it).
+                let rc = mdb_env_set_flags(handle.pointer, UInt32(MDB_NOSYNC), noSync ? 1 : 0)
+                guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the durability", path: path) }
+                syncIsOff = noSync
+            }
+            let events = try commitWithGrowth(estimatedSize: estimatedSize, body)
+            guard !events.isEmpty else { return [] }
+            return listeners.withLock { listeners in
+                for (token, broadcaster) in listeners.broadcasters where broadcaster.hasObservers {
+                    let origin: DefaultsChangeEvent.Origin = token == origin ? .local : .external
+                    broadcaster.enqueue(events.lazy.map { event in
+                        var event = event
+                        event.origin = origin
+                        return event
+                    })
+                }
+                return Array(listeners.broadcasters.values)
+            }
+        }
+        for broadcaster in broadcasters { broadcaster.deliverPending() }
+    }
+
+    private func commitWithGrowth(
+        estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
+    ) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        while true {
+            try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
+            var pointer: OpaquePointer?
+            let rc = mdb_txn_begin(handle.pointer, nil, 0, &pointer)
+            guard rc == MDB_SUCCESS, let pointer else {
+                gate.leaveUnpooled()
+                if rc == MDB_MAP_RESIZED {
+                    try adoptMapSize()
+                    continue
+                }
+                throw DefaultsError.lmdb(rc, "begin a write transaction", path: path)
+            }
+            let outcome: Result<[DefaultsChangeEvent], DefaultsError>
+            do throws(DefaultsError) {
+                let events = try body(LMDBTransaction(pointer: pointer, dbi: dbi, environment: self))
+                let rc = mdb_txn_commit(pointer)  // frees the transaction, also when it fails
+                outcome = rc == MDB_SUCCESS
+                    ? .success(events) : .failure(DefaultsError.lmdb(rc, "commit the changes", path: path))
+            } catch {
+                mdb_txn_abort(pointer)
+                outcome = .failure(error)
+            }
+            gate.leaveUnpooled()
+            switch outcome {
+            case .success(let events):
+                return events
+            case .failure(let error) where error.isMapFull:
+                try growMap(by: estimatedSize, cause: error)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    /// Enters the gate through `enter`, turning a closed gate into a `closed` error.
+    private func entering<T>(_ enter: () throws(LMDBTransactionGate.Closed) -> T) throws(DefaultsError) -> T {
+        do {
+            return try enter()
+        } catch {
+            throw closedError
+        }
+    }
+
+    private var closedError: DefaultsError {
+        DefaultsError(.closed, "The store is closed.", backend: LMDBProvider.backend, path: path)
+    }
+
+    // MARK: Map size
+
+    /// The size of the map now.
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(handle.pointer, &info)
+        return info.me_mapsize
+    }
+
+    /// Takes on the larger map another process has set (after `MDB_MAP_RESIZED`).
+    private func adoptMapSize() throws(DefaultsError) {
+        let rc = gate.exclusive { _ in mdb_env_set_mapsize(handle.pointer, 0) }
+        guard let rc else { throw closedError }
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "adopt the new map size", path: path) }
+    }
+
+    /// Grows the map after `MDB_MAP_FULL`: at least doubles it, and makes room for twice `size`
+    /// more bytes, up to the maximum.
+    private func growMap(by size: Int, cause: DefaultsError) throws(DefaultsError) {
+        let rc = try gate.exclusive { _ throws(DefaultsError) -> Int32 in
+            let current = mapSize
+            guard current < maximumMapSize else {
+                throw DefaultsError(
+                    .storageFull,
+                    "The store has reached its maximum size of \(maximumMapSize) bytes (LMDBProvider.Options.maximumMapSize).",
+                    backend: LMDBProvider.backend, path: path, cause: cause.cause)
+            }
+            let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
+            let wanted = max(overflow ? Int.max : doubled, current.addingClamped(size.multipliedClamped(by: 2)))
+            let target = min(Self.rounded(wanted, to: Int(getpagesize())), maximumMapSize)
+            return mdb_env_set_mapsize(handle.pointer, target)
+        }
+        guard let rc else { throw closedError }
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "grow the map", path: path) }
+    }
+
+    private static func rounded(_ size: Int, to pageSize: Int) -> Int {
+        let size = max(size, pageSize)
+        let remainder = size % pageSize
+        return remainder == 0 ? size : size.addingClamped(pageSize - remainder) / pageSize * pageSize
+    }
+
+    // MARK: Listeners
+
+    /// Registers a provider's broadcaster; returns the token that identifies its writes.
+    func addListener(_ broadcaster: ChangeBroadcaster) -> Int {
+        listeners.withLock { listeners in
+            defer { listeners.nextToken += 1 }
+            listeners.broadcasters[listeners.nextToken] = broadcaster
+            return listeners.nextToken
+        }
+    }
+
+    func removeListener(_ token: Int) {
+        _ = listeners.withLock { $0.broadcasters.removeValue(forKey: token) }
+    }
+}
+
+extension Int {
+    fileprivate func addingClamped(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
+    }
+
+    fileprivate func multipliedClamped(by other: Int) -> Int {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? .max : product
+    }
+}

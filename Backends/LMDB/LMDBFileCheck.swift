@@ -1,0 +1,208 @@
+import AnyDefaultsCore
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks, when a store is opened, that its data file holds every page the store refers to.
+///
+/// LMDB reads pages through a memory map, so a page beyond the end of a truncated file would stop
+/// the process with `SIGBUS` on first access rather than return an error. Usually the check is one
+/// comparison: a file that reaches the last page in use holds every page. A file that ends before
+/// it can still be whole (pages freed in the transaction that allocated them are never written),
+/// so then the check reads the B-trees with `pread` and fails only if a page the store can reach
+/// lies beyond the end. That walk reads LMDB's on-disk format (data version 1, unchanged across
+/// the 0.9 series), documented in `mdb.c`.
+enum LMDBFileCheck {
+    static func verify(environment: OpaquePointer, path: String) throws(DefaultsError) {
+        var fd: mdb_filehandle_t = -1
+        var rc = mdb_env_get_fd(environment, &fd)
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw DefaultsError.lmdb(errno, "inspect the data file", path: path) }
+        var statistics = MDB_stat()
+        rc = mdb_env_stat(environment, &statistics)
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
+        var info = MDB_envinfo()
+        rc = mdb_env_info(environment, &info)
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
+
+        let pageSize = Int(statistics.ms_psize)
+        let filePages = Int(status.st_size) / max(pageSize, 1)
+        if filePages > info.me_last_pgno { return }
+        var walk = LMDBPageWalk(fd: fd, pageSize: pageSize, filePages: filePages, path: path)
+        _ = try walk.run()
+    }
+}
+
+/// Walks the free-page and main B-trees of a data file with `pread`, checking that every page they
+/// reach (branch, leaf and overflow pages, and the trees of named databases) lies inside the file.
+struct LMDBPageWalk {
+    let fd: Int32
+    let pageSize: Int
+    let filePages: Int
+    let path: String
+
+    /// Page numbers, sizes and counters are machine words in LMDB's format.
+    private let word = MemoryLayout<Int>.size
+    private var headerSize: Int { word + 8 }
+    private var invalidPage: UInt64 { word == 8 ? .max : UInt64(UInt32.max) }
+    private var page: [UInt8] = []
+
+    private static let branchFlag: UInt16 = 0x01
+    private static let leafFlag: UInt16 = 0x02
+    private static let overflowFlag: UInt16 = 0x04
+    private static let metaFlag: UInt16 = 0x08
+    private static let leaf2Flag: UInt16 = 0x20
+    private static let bigDataNode: UInt16 = 0x01
+    private static let subDatabaseNode: UInt16 = 0x02
+    private static let magic: UInt32 = 0xBEEF_C0DE
+
+    /// The last page in use, from the current meta page.
+    private var lastPage: UInt64 = 1
+
+    init(fd: Int32, pageSize: Int, filePages: Int, path: String) {
+        self.fd = fd
+        self.pageSize = pageSize
+        self.filePages = filePages
+        self.path = path
+    }
+
+    /// Walks the trees; returns the highest page number they reach.
+    mutating func run() throws(DefaultsError) -> UInt64 {
+        guard pageSize >= 256, filePages >= 2 else { throw damaged("The data file is too short to be an LMDB store.") }
+        // LMDB uses the meta page with the higher transaction ID.
+        let first = try readMeta(0)
+        let second = try readMeta(1)
+        let meta = first.transaction < second.transaction ? second : first
+        lastPage = meta.lastPage
+        var pending = meta.roots.filter { $0 != invalidPage }
+        var visited = 0
+        var highest: UInt64 = 1
+        while let pageNumber = pending.popLast() {
+            visited += 1
+            guard visited <= filePages else { throw damaged("The data file's page tree has a cycle.") }
+            try readPage(pageNumber)
+            highest = max(highest, pageNumber)
+            let flags = try uint16(at: word + 2)
+            if flags & Self.branchFlag != 0 {
+                try forEachNode { (offset: Int, nodeFlags: UInt16, _: Int) throws(DefaultsError) in
+                    let low = try uint16(at: offset), high = try uint16(at: offset + 2)
+                    var child = UInt64(low) | UInt64(high) << 16
+                    if word == 8 { child |= UInt64(nodeFlags) << 32 }
+                    pending.append(child)
+                }
+            } else if flags & Self.leafFlag != 0 {
+                guard flags & Self.leaf2Flag == 0 else { continue }
+                var overflows: [UInt64] = []
+                try forEachNode { (offset: Int, nodeFlags: UInt16, keySize: Int) throws(DefaultsError) in
+                    let dataOffset = offset + 8 + keySize
+                    if nodeFlags & Self.bigDataNode != 0 {
+                        overflows.append(try machineWord(at: dataOffset))
+                    } else if nodeFlags & Self.subDatabaseNode != 0 {
+                        let root = try machineWord(at: dataOffset + 8 + 4 * word)
+                        if root != invalidPage { pending.append(root) }
+                    }
+                }
+                for overflow in overflows { highest = max(highest, try checkOverflow(overflow)) }
+            } else {
+                throw damaged("Page \(pageNumber) of the data file is neither a branch nor a leaf.")
+            }
+        }
+        return highest
+    }
+
+    private struct Meta {
+        var roots: [UInt64]
+        var lastPage: UInt64
+        var transaction: UInt64
+    }
+
+    private mutating func readMeta(_ number: UInt64) throws(DefaultsError) -> Meta {
+        try readPage(number)
+        guard try uint16(at: word + 2) & Self.metaFlag != 0, try uint32(at: headerSize) == Self.magic else {
+            throw damaged("The data file's meta page \(number) is damaged.")
+        }
+        let databases = headerSize + 8 + 2 * word
+        let databaseSize = 8 + 5 * word
+        let rootOffset = 8 + 4 * word
+        return Meta(
+            roots: [try machineWord(at: databases + rootOffset), try machineWord(at: databases + databaseSize + rootOffset)],
+            lastPage: try machineWord(at: databases + 2 * databaseSize),
+            transaction: try machineWord(at: databases + 2 * databaseSize + word))
+    }
+
+    /// Checks the first page of an overflow run and that the whole run lies in the file; returns
+    /// its last page.
+    private mutating func checkOverflow(_ number: UInt64) throws(DefaultsError) -> UInt64 {
+        try readPage(number)
+        guard try uint16(at: word + 2) & Self.overflowFlag != 0 else {
+            throw damaged("Page \(number) of the data file should hold a large value but does not.")
+        }
+        let count = UInt64(try uint32(at: word + 4))
+        guard count >= 1, number + count <= UInt64(filePages), number + count - 1 <= lastPage else {
+            throw truncated(number + count - 1)
+        }
+        return number + count - 1
+    }
+
+    /// Calls `body` with the offset, flags and key size of each node of the page in `page`.
+    private func forEachNode(
+        _ body: (_ offset: Int, _ flags: UInt16, _ keySize: Int) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) {
+        let lower = Int(try uint16(at: word + 4))
+        guard lower >= headerSize, lower <= pageSize else { throw damaged("A page of the data file is damaged.") }
+        for index in 0..<(lower - headerSize) / 2 {
+            let offset = Int(try uint16(at: headerSize + 2 * index))
+            guard offset >= lower, offset + 8 <= pageSize else { throw damaged("A page of the data file is damaged.") }
+            try body(offset, try uint16(at: offset + 4), Int(try uint16(at: offset + 6)))
+        }
+    }
+
+    private mutating func readPage(_ number: UInt64) throws(DefaultsError) {
+        guard number < UInt64(filePages), number <= lastPage else { throw truncated(number) }
+        if page.count != pageSize { page = [UInt8](repeating: 0, count: pageSize) }
+        let offset = off_t(number) * off_t(pageSize)
+        let count = page.withUnsafeMutableBytes { pread(fd, $0.baseAddress, pageSize, offset) }
+        guard count == pageSize else {
+            if count < 0 { throw DefaultsError.lmdb(errno, "read the data file", path: path) }
+            throw truncated(number)
+        }
+        guard try machineWord(at: 0) == number else {
+            throw damaged("Page \(number) of the data file is damaged.")
+        }
+    }
+
+    private func uint16(at offset: Int) throws(DefaultsError) -> UInt16 {
+        UInt16(truncatingIfNeeded: try littleEndian(at: offset, size: 2))
+    }
+
+    private func uint32(at offset: Int) throws(DefaultsError) -> UInt32 {
+        UInt32(truncatingIfNeeded: try littleEndian(at: offset, size: 4))
+    }
+
+    private func machineWord(at offset: Int) throws(DefaultsError) -> UInt64 {
+        try littleEndian(at: offset, size: word)
+    }
+
+    private func littleEndian(at offset: Int, size: Int) throws(DefaultsError) -> UInt64 {
+        guard offset >= 0, offset + size <= page.count else { throw damaged("A page of the data file is damaged.") }
+        var value: UInt64 = 0
+        for index in (0..<size).reversed() { value = value << 8 | UInt64(page[offset + index]) }
+        return value
+    }
+
+    private func truncated(_ number: UInt64) -> DefaultsError {
+        DefaultsError(
+            .corrupted,
+            "The data file is truncated: it ends before page \(number), which holds stored data. Restore it from a backup.",
+            backend: LMDBProvider.backend, path: path)
+    }
+
+    private func damaged(_ message: String) -> DefaultsError {
+        DefaultsError(.corrupted, message, backend: LMDBProvider.backend, path: path)
+    }
+}

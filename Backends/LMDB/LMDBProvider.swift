@@ -1,0 +1,177 @@
+import AnyDefaultsCore
+import Synchronization
+
+/// A provider that keeps values in an LMDB database: fast memory-mapped reads, crash-safe atomic
+/// writes, and several processes on one store.
+///
+/// The store is a directory holding LMDB's `data.mdb` and `lock.mdb`. The directory is created
+/// (owner-only) if its parent exists; the files are created readable and writable by their owner
+/// only. Every provider opened on one directory in a process shares one LMDB environment, so each
+/// sees the others' writes at once, and observers of one see the others' changes as
+/// ``DefaultsChangeEvent/Origin-swift.enum/external``. Changes made by other processes are read
+/// at once too, but not reported as events.
+///
+/// ```swift
+/// let store = try LMDBProvider(path: "/var/lib/myapp/prefs")
+/// try store.setValue(.string("dark"), forKey: "ui.theme")
+/// try store.apply([.set("launchCount", .int(2)), .remove("legacy.theme")])   // one transaction
+/// ```
+///
+/// Values are stored in a compact binary encoding, exactly (see ``DefaultsValue``); keys of any
+/// length work, including those beyond LMDB's 511-byte key limit. The map grows by itself up to
+/// ``Options-swift.struct/maximumMapSize``. See Docs/Backends.md for the guarantees in full.
+public final class LMDBProvider: DefaultsProvider {
+    static let backend = "LMDB"
+
+    /// How a store is opened.
+    ///
+    /// ```swift
+    /// let options = LMDBProvider.Options(maximumMapSize: 64 << 20, durability: .noSync)
+    /// let store = try LMDBProvider(path: path, options: options)
+    /// ```
+    public struct Options: Sendable, Hashable {
+        /// How much a committed write survives.
+        public enum Durability: Sendable, Hashable {
+            /// Every commit is flushed to the disk before it returns: it survives a crash of the
+            /// application and of the whole system (power loss).
+            case synced
+            /// Commits are not flushed (`MDB_NOSYNC`): much faster; a commit survives a crash of
+            /// the application, but the last commits may be lost if the system crashes or loses
+            /// power (the store then stays consistent on file systems that keep write order).
+            case noSync
+        }
+
+        /// The size of the memory map when the store is opened, in bytes; the map grows from here
+        /// as needed. The map reserves address space, not disk space. Default 4 MiB.
+        public var initialMapSize: Int
+        /// The largest the map may grow to, in bytes: the most data the store can hold. A write
+        /// that needs more fails with ``DefaultsError/Code-swift.struct/storageFull``. At least
+        /// `initialMapSize`. Default 1 GiB.
+        public var maximumMapSize: Int
+        /// How much a committed write survives. Default ``Durability-swift.enum/synced``.
+        public var durability: Durability
+
+        /// Creates options; sizes are rounded up to whole memory pages.
+        public init(initialMapSize: Int = 4 << 20, maximumMapSize: Int = 1 << 30, durability: Durability = .synced) {
+            self.initialMapSize = initialMapSize
+            self.maximumMapSize = maximumMapSize
+            self.durability = durability
+        }
+    }
+
+    /// The store's directory, as given.
+    public let path: String
+    /// The options this provider was opened with. Map sizes are those of the first provider opened
+    /// on the directory in this process; the durability is this provider's own.
+    public let options: Options
+
+    private let environment: LMDBEnvironment
+    private let scheme: LMDBKeyScheme
+    private let broadcaster = ChangeBroadcaster()
+    /// Identifies this provider's writes among those of the environment's other providers.
+    private let token: Int
+    private let closed = Atomic<Bool>(false)
+
+    /// Opens the store in the directory `path`, creating the directory if its parent exists.
+    ///
+    /// - Throws: ``DefaultsError`` naming the path: `.notFound` if the parent directory is
+    ///   missing, `.permissionDenied` if the location cannot be written, `.corrupted` if the files
+    ///   are not an LMDB store or are truncated, `.incompatibleFormat` if they hold data this
+    ///   library did not write or a newer format. Nothing stored is changed when opening fails.
+    public convenience init(path: String, options: Options = Options()) throws(DefaultsError) {
+        try self.init(path: path, options: options, scheme: .standard)
+    }
+
+    /// Opens the store with a particular key scheme (tests use one whose hash collides).
+    init(path: String, options: Options, scheme: LMDBKeyScheme) throws(DefaultsError) {
+        self.path = path
+        self.options = options
+        self.scheme = scheme
+        environment = try LMDBEnvironmentRegistry.acquire(path: path, options: options)
+        token = environment.addListener(broadcaster)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes this provider: later calls fail with ``DefaultsError/Code-swift.struct/closed``. The
+    /// store's files are closed when the last provider on them is. Calling it again does nothing;
+    /// releasing the provider closes it too.
+    public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        environment.removeListener(token)
+        LMDBEnvironmentRegistry.release(environment)
+    }
+
+    public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess] }
+
+    public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try checkOpen()
+        return try environment.value(forKey: key, scheme: scheme)
+    }
+
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        try apply([.set(key, value)])
+    }
+
+    public func removeValue(forKey key: String) throws(DefaultsError) {
+        try apply([.remove(key)])
+    }
+
+    public func keys() throws(DefaultsError) -> [String] {
+        try checkOpen()
+        return try environment.read { transaction throws(DefaultsError) in try transaction.keys(scheme: scheme) }
+    }
+
+    public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        try checkOpen()
+        return try environment.read { transaction throws(DefaultsError) in try transaction.allValues(scheme: scheme) }
+    }
+
+    /// Applies `changes` in one LMDB write transaction: all of them or, if anything fails (also a
+    /// crash or power loss), none.
+    public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        guard !changes.isEmpty else { return }
+        try checkOpen()
+        let prepared = changes.map(LMDBPreparedChange.init)
+        let size = prepared.reduce(0) { $0 + $1.size }
+        try write(estimatedSize: size) { transaction throws(DefaultsError) in
+            var events: [DefaultsChangeEvent] = []
+            for change in prepared where try transaction.apply(change, scheme: scheme) {
+                events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
+            }
+            return events
+        }
+    }
+
+    /// Removes every key in one write transaction.
+    public func removeAll() throws(DefaultsError) {
+        try checkOpen()
+        try write(estimatedSize: 0) { transaction throws(DefaultsError) in
+            try transaction.removeAllKeys(scheme: scheme).map { DefaultsChangeEvent(key: $0, newValue: nil) }
+        }
+    }
+
+    public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        broadcaster.observe(handler)
+    }
+
+    private func write(
+        estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
+    ) throws(DefaultsError) {
+        try environment.write(
+            noSync: options.durability == .noSync, estimatedSize: estimatedSize, origin: token, body)
+    }
+
+    /// The current size of the memory map, in bytes.
+    var mapSize: Int { environment.mapSize }
+
+    private func checkOpen() throws(DefaultsError) {
+        if closed.load(ordering: .acquiring) {
+            throw DefaultsError(.closed, "The store was closed.", backend: Self.backend, path: path)
+        }
+    }
+}

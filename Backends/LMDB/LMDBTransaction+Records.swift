@@ -1,0 +1,216 @@
+import AnyDefaultsCore
+
+/// Values by defaults key, on top of LMDB records, following ``LMDBKeyScheme``.
+extension LMDBTransaction {
+    /// The value stored under the canonical key `key`.
+    func value(forKey key: String, scheme: LMDBKeyScheme) throws(DefaultsError) -> DefaultsValue? {
+        if LMDBKeyScheme.isLong(utf8Count: key.utf8.count) {
+            let derived = Array(key.utf8).withUnsafeBytes { scheme.derivedKey($0) }
+            guard let bucket = try bucket(derived, for: key, scheme: scheme),
+                let index = bucket.index(of: key)
+            else { return nil }
+            return try decode(bucket.entries[index].record, key: key)
+        }
+        guard let record = try get(utf8Of: key) else { return nil }
+        return try decode(record, key: key)
+    }
+
+    /// Applies one change with a canonical key; returns whether the stored value changed (a value
+    /// equal to the stored one is not written).
+    func apply(_ change: LMDBPreparedChange, scheme: LMDBKeyScheme) throws(DefaultsError) -> Bool {
+        let key = change.key
+        return try change.utf8.withBytes { utf8 throws(DefaultsError) -> Bool in
+            if LMDBKeyScheme.isLong(utf8Count: utf8.count) {
+                return try applyLong(change, utf8: utf8, scheme: scheme)
+            }
+            guard let record = change.record else { return try delete(utf8, for: key) }
+            if let stored = try get(utf8, for: key), Self.holds(stored, change) { return false }
+            try record.withBytes { bytes throws(DefaultsError) in try put(utf8, bytes, for: key) }
+            return true
+        }
+    }
+
+    private func applyLong(
+        _ change: LMDBPreparedChange, utf8: UnsafeRawBufferPointer, scheme: LMDBKeyScheme
+    ) throws(DefaultsError) -> Bool {
+        let key = change.key
+        let derived = scheme.derivedKey(utf8)
+        // A bucket that cannot be read is replaced, as an unreadable short-key record would be.
+        let stored = try? bucket(derived, for: key, scheme: scheme)
+        var bucket = stored ?? LMDBLongKeyBucket()
+        let index = bucket.index(of: key)
+        switch (change.record, index) {
+        case (nil, nil):
+            return false
+        case (nil, let index?):
+            bucket.entries.remove(at: index)
+        case (let record?, let index?):
+            let unchanged = bucket.entries[index].record.withBytes { Self.holds($0, change) }
+            if unchanged { return false }
+            bucket.entries[index].record = record
+        case (let record?, nil):
+            bucket.entries.append((key, record))
+        }
+        try derived.withBytes { derived throws(DefaultsError) in
+            if bucket.entries.isEmpty {
+                _ = try delete(derived, for: key)
+            } else {
+                try bucket.encoded().withBytes { bytes throws(DefaultsError) in try put(derived, bytes, for: key) }
+            }
+        }
+        return true
+    }
+
+    /// Whether the stored record already holds the change's value: the same bytes, or bytes that
+    /// decode to an equal value (a NaN with another payload, say).
+    private static func holds(_ stored: UnsafeRawBufferPointer, _ change: LMDBPreparedChange) -> Bool {
+        guard let record = change.record, let value = change.value else { return false }
+        if record.withUnsafeBytes({ $0.elementsEqual(stored) }) { return true }
+        return (try? LMDBValueCodec.decode(stored)) == value
+    }
+
+    /// The long-key bucket stored under `derived`, if any.
+    private func bucket(
+        _ derived: [UInt8], for key: String, scheme: LMDBKeyScheme
+    ) throws(DefaultsError) -> LMDBLongKeyBucket? {
+        try derived.withBytes { derived throws(DefaultsError) -> LMDBLongKeyBucket? in
+            guard let bytes = try get(derived, for: key) else { return nil }
+            do throws(LMDBCodecError) {
+                return try LMDBLongKeyBucket.decode(bytes, derivedKey: derived, scheme: scheme)
+            } catch {
+                throw DefaultsError.undecodable(error, key: key, path: path)
+            }
+        }
+    }
+
+    private func decode(_ record: [UInt8], key: String) throws(DefaultsError) -> DefaultsValue {
+        try record.withBytes { record throws(DefaultsError) in try decode(record, key: key) }
+    }
+
+    private func decode(_ record: UnsafeRawBufferPointer, key: String) throws(DefaultsError) -> DefaultsValue {
+        do throws(LMDBCodecError) {
+            return try LMDBValueCodec.decode(record)
+        } catch {
+            throw DefaultsError.undecodable(error, key: key, path: path)
+        }
+    }
+
+    // MARK: Whole store
+
+    /// Calls `body` with every stored key and the undecoded record of its value.
+    func forEachEntry(
+        scheme: LMDBKeyScheme, _ body: (String, UnsafeRawBufferPointer) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) {
+        try forEach { rawKey, data throws(DefaultsError) in
+            switch rawKey.first {
+            case LMDBKeyScheme.metadataMarker:
+                return
+            case LMDBKeyScheme.longKeyMarker:
+                let bucket: LMDBLongKeyBucket
+                do throws(LMDBCodecError) {
+                    bucket = try LMDBLongKeyBucket.decode(data, derivedKey: rawKey, scheme: scheme)
+                } catch {
+                    throw DefaultsError.undecodable(error, key: nil, path: path)
+                }
+                for entry in bucket.entries {
+                    try entry.record.withBytes { record throws(DefaultsError) in try body(entry.key, record) }
+                }
+            default:
+                guard let key = String(validating: rawKey.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+                    throw DefaultsError(
+                        .corrupted, "The store holds a key that is not valid UTF-8.",
+                        backend: LMDBProvider.backend, path: path)
+                }
+                try body(key, data)
+            }
+        }
+    }
+
+    /// Every stored key.
+    func keys(scheme: LMDBKeyScheme) throws(DefaultsError) -> [String] {
+        var keys: [String] = []
+        try forEachEntry(scheme: scheme) { key, _ in keys.append(key) }
+        return keys
+    }
+
+    /// Every stored key with its value.
+    func allValues(scheme: LMDBKeyScheme) throws(DefaultsError) -> [String: DefaultsValue] {
+        var values: [String: DefaultsValue] = [:]
+        try forEachEntry(scheme: scheme) { key, record throws(DefaultsError) in
+            values[key] = try decode(record, key: key)
+        }
+        return values
+    }
+
+    /// Removes every stored key, keeping the format marker; returns the keys removed.
+    func removeAllKeys(scheme: LMDBKeyScheme) throws(DefaultsError) -> [String] {
+        let removed = try keys(scheme: scheme)
+        guard !removed.isEmpty else { return [] }
+        try removeAllRecords()
+        try writeFormatMarker()
+        return removed
+    }
+
+    // MARK: Format marker
+
+    /// Checks that this database is an AnyDefaults store of a format this library reads; returns
+    /// whether it carries the format marker (a new store does not yet).
+    func checkFormatMarker() throws(DefaultsError) -> Bool {
+        let marker = try LMDBKeyScheme.formatMarkerKey.withBytes { key throws(DefaultsError) in
+            try get(key, for: nil).map(Array.init)
+        }
+        switch marker {
+        case [LMDBKeyScheme.storeFormatVersion]?:
+            return true
+        case let marker? where marker.count == 1 && marker[0] > LMDBKeyScheme.storeFormatVersion:
+            throw DefaultsError(
+                .incompatibleFormat,
+                "The store was written in AnyDefaults LMDB format \(marker[0]); this library reads format \(LMDBKeyScheme.storeFormatVersion).",
+                backend: LMDBProvider.backend, path: path)
+        case .some:
+            throw DefaultsError(
+                .corrupted, "The store's format marker is damaged.", backend: LMDBProvider.backend, path: path)
+        case nil:
+            guard try recordCount() == 0 else {
+                throw DefaultsError(
+                    .incompatibleFormat,
+                    "The LMDB database holds data that AnyDefaults did not write; it will not be changed.",
+                    backend: LMDBProvider.backend, path: path)
+            }
+            return false
+        }
+    }
+
+    /// Writes the format marker into a new store (in a write transaction), unless another process
+    /// has just done so.
+    func markNewStore() throws(DefaultsError) {
+        if try !checkFormatMarker() { try writeFormatMarker() }
+    }
+
+    private func writeFormatMarker() throws(DefaultsError) {
+        try LMDBKeyScheme.formatMarkerKey.withBytes { key throws(DefaultsError) in
+            try [LMDBKeyScheme.storeFormatVersion].withBytes { value throws(DefaultsError) in
+                try put(key, value, for: nil)
+            }
+        }
+    }
+}
+
+/// A change ready for a write transaction: canonical key, its UTF-8 and the encoded value, all
+/// computed before the write lock is taken.
+struct LMDBPreparedChange {
+    let key: String
+    let utf8: [UInt8]
+    let value: DefaultsValue?
+    let record: [UInt8]?
+
+    init(_ change: DefaultsChange) {
+        key = change.key
+        utf8 = Array(change.key.utf8)
+        value = change.value
+        record = change.value.map(LMDBValueCodec.encode)
+    }
+
+    /// The bytes this change adds to the store, at most.
+    var size: Int { utf8.count + (record?.count ?? 0) }
+}

@@ -1,0 +1,90 @@
+// Moving a value from one key (or store) to another, once.
+
+extension Defaults {
+    /// Moves the value stored for `source` to `target`, converted by `transform`, and removes
+    /// `source`; does nothing if the store holds no value for `source` (a registered or default
+    /// value does not count), so running it again is harmless.
+    ///
+    /// ```swift
+    /// defaults.migrate(.legacyCount, to: .index) { Int($0) - 1 }
+    /// defaults.migrate(.theme, to: .theme, in: sharedDefaults) { $0 }   // to another store
+    /// ```
+    ///
+    /// Within one store both changes are one batch (atomic where the backend is); across stores
+    /// the target is written first, then the source removed.
+    ///
+    /// - Parameters:
+    ///   - targetStore: the store to move to; this one by default.
+    ///   - transform: converts the old value; a `nil` for an optional target removes the target.
+    /// - Returns: whether a value was moved. Errors go to the error handler, and leave the source
+    ///   in place.
+    @discardableResult
+    public func migrate<Source, Target>(
+        _ source: DefaultsKey<Source>, to target: DefaultsKey<Target>, in targetStore: Defaults? = nil,
+        _ transform: (Source) -> Target
+    ) -> Bool {
+        do {
+            return try throwing.migrate(source, to: target, in: targetStore, transform)
+        } catch {
+            report(error)
+            return false
+        }
+    }
+
+    /// Moves the value stored for `source` to `target` unchanged; see
+    /// ``migrate(_:to:in:_:)``.
+    @discardableResult
+    public func migrate<Value>(_ source: DefaultsKey<Value>, to target: DefaultsKey<Value>, in targetStore: Defaults? = nil) -> Bool {
+        migrate(source, to: target, in: targetStore) { $0 }
+    }
+}
+
+extension ThrowingDefaults {
+    /// Moves the value stored for `source` to `target`, converted by `transform`, and removes
+    /// `source`, as ``Defaults/migrate(_:to:in:_:)``, throwing its errors.
+    ///
+    /// - Throws: the providers' errors; ``DefaultsError/Code-swift.struct/typeMismatch`` or
+    ///   ``DefaultsError/Code-swift.struct/decodingFailed`` if the stored value cannot be read as
+    ///   `Source`. The source is then left in place.
+    @discardableResult
+    public func migrate<Source, Target>(
+        _ source: DefaultsKey<Source>, to target: DefaultsKey<Target>, in targetStore: Defaults? = nil,
+        _ transform: (Source) -> Target
+    ) throws(DefaultsError) -> Bool {
+        let destination = targetStore ?? defaults
+        let sourceKey = defaults.fullKey(source.name)
+        let targetKey = destination.fullKey(target.name)
+        let sameProvider = destination.provider as AnyObject === defaults.provider as AnyObject
+        guard !(sameProvider && sourceKey == targetKey),
+              let stored = try defaults.provider.value(forKey: sourceKey)
+        else { return false }
+
+        let value: Source
+        do {
+            value = try Source(defaultsValue: stored)
+        } catch {
+            throw error.located(at: sourceKey)
+        }
+        let converted = transform(value)
+        let change: DefaultsChange
+        if isAbsent(converted) {
+            change = .remove(targetKey)
+        } else {
+            do {
+                change = .set(targetKey, try converted.defaultsValue)
+            } catch {
+                throw error.located(at: targetKey)
+            }
+        }
+
+        if sameProvider {
+            try defaults.provider.apply([change, .remove(sourceKey)])
+        } else {
+            try destination.provider.apply([change])
+            try defaults.provider.removeValue(forKey: sourceKey)
+        }
+        destination.forgetDecoded(targetKey)
+        defaults.forgetDecoded(sourceKey)
+        return true
+    }
+}

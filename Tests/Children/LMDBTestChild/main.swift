@@ -1,0 +1,63 @@
+// A child process for the LMDB backend's multi-process tests.
+//
+//   LMDBTestChild write <path> <prefix> <count>     set <prefix>-<i> = .int(i), one write each
+//   LMDBTestChild grow <path> <key> <bytes>         set <key> = .data of <bytes> bytes (initial map 64 KiB)
+//   LMDBTestChild open <path> [--as-nobody]         open the store and report the outcome
+//   LMDBTestChild crash <path> <key> <value>        set <key> = .string(<value>) with .noSync, then
+//                                                   die by SIGKILL without closing anything
+//
+// Prints "ok" on success, or the error code on a line of its own ("error <code>: <description>")
+// and exits with status 1.
+import AnyDefaultsCore
+import AnyDefaultsLMDB
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+}
+
+func run(_ arguments: [String]) throws(DefaultsError) {
+    guard arguments.count >= 2 else { fail("usage: LMDBTestChild write|grow|open <path> ...") }
+    let path = arguments[1]
+    switch arguments[0] {
+    case "write":
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: write <path> <prefix> <count>") }
+        let store = try LMDBProvider(path: path)
+        for index in 0..<count {
+            try store.setValue(.int(Int64(index)), forKey: "\(arguments[2])-\(index)")
+        }
+    case "grow":
+        guard arguments.count == 4, let size = Int(arguments[3]) else { fail("usage: grow <path> <key> <bytes>") }
+        let store = try LMDBProvider(path: path, options: .init(initialMapSize: 64 << 10))
+        try store.setValue(.data(Data(repeating: 0xA5, count: size)), forKey: arguments[2])
+    case "open":
+        if arguments.dropFirst(2).contains("--as-nobody"), getuid() == 0 {
+            // Root ignores file permissions; run as an ordinary user to meet them.
+            guard setgid(65534) == 0, setuid(65534) == 0 else { fail("could not drop privileges") }
+        }
+        let store = try LMDBProvider(path: path)
+        _ = try store.keys()
+    case "crash":
+        guard arguments.count == 4 else { fail("usage: crash <path> <key> <value>") }
+        let store = try LMDBProvider(path: path, options: .init(durability: .noSync))
+        try store.setValue(.string(arguments[3]), forKey: arguments[2])
+        kill(getpid(), SIGKILL)
+    default:
+        fail("unknown command \(arguments[0])")
+    }
+}
+
+do {
+    try run(Array(CommandLine.arguments.dropFirst()))
+    print("ok")
+} catch {
+    print("error \(error.code): \(error)")
+    exit(1)
+}

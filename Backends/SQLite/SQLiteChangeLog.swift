@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsCore
 
 /// The change log of a store (schema version 2): which keys each commit changed, in commit order,
 /// so that other processes can report exactly those keys.
@@ -12,8 +8,9 @@ import Darwin
 /// CREATE TABLE watchers (origin INTEGER PRIMARY KEY, expires INTEGER NOT NULL)
 /// ```
 ///
-/// A process that watches the store for other processes' changes holds a lease in `watchers`
-/// (its origin, and when the lease ends, in Unix seconds), renewed while it watches. Triggers on
+/// The scheme is `AnyDefaultsCore.ChangeLog`'s. A process that watches the store for other
+/// processes' changes holds a lease in `watchers` (its origin, and when the lease ends, in Unix
+/// seconds), renewed while it watches. Triggers on
 /// the `defaults` table, created by each connection of this library as `TEMP` triggers (so they
 /// know the connection's origin), append a row per changed key to `changes`, in the same
 /// transaction as the change, but only while a process other than the writer holds a lease:
@@ -37,14 +34,6 @@ enum SQLiteChangeLog {
     static let table = "changes"
     /// The table of the watching processes' leases.
     static let watchers = "watchers"
-    /// The log keeps at least this many rows...
-    static let keptRows: Int64 = 1024
-    /// ...and every row younger than this many seconds.
-    static let keptSeconds: Int64 = 60
-    /// How often (in rows) old rows are pruned.
-    static let pruneInterval: Int64 = 256
-    /// How long a watcher's lease lasts, in seconds; it is renewed every quarter of that.
-    static let leaseSeconds: Int64 = 120
 
     private static let now = "CAST(strftime('%s', 'now') AS INTEGER)"
 
@@ -53,11 +42,6 @@ enum SQLiteChangeLog {
         "CREATE TABLE \(table) (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, origin INTEGER NOT NULL, time INTEGER NOT NULL)",
         "CREATE TABLE \(watchers) (origin INTEGER PRIMARY KEY, expires INTEGER NOT NULL)",
     ]
-
-    /// This process's mark in the log and in `watchers`: its process ID and random bits, so a child
-    /// forked from it, or a process with the same ID in another PID namespace, has another.
-    static var processOrigin: Int64 { Int64(getpid()) << 32 | Int64(processRandomBits) }
-    private static let processRandomBits = UInt32.random(in: 1...UInt32.max)
 
     /// The `TEMP` triggers a connection of `origin` creates, with `temp_store` in memory so that
     /// they need no temporary file. (SQLite allows only unqualified names for the tables a
@@ -83,9 +67,9 @@ enum SQLiteChangeLog {
             "CREATE TEMP TRIGGER anydefaults_deleted AFTER DELETE ON main.\(values) WHEN \(watched) BEGIN \(log("old")) END",
             // Rows are pruned in the order they were written, up to the first one young enough to keep.
             """
-            CREATE TEMP TRIGGER anydefaults_pruned AFTER INSERT ON main.\(table) WHEN new.seq % \(pruneInterval) = 0 BEGIN
-                DELETE FROM \(table) WHERE seq <= new.seq - \(keptRows) AND seq < coalesce(
-                    (SELECT seq FROM main.\(table) WHERE time >= new.time - \(keptSeconds) ORDER BY seq LIMIT 1), new.seq);
+            CREATE TEMP TRIGGER anydefaults_pruned AFTER INSERT ON main.\(table) WHEN new.seq % \(ChangeLog.pruneInterval) = 0 BEGIN
+                DELETE FROM \(table) WHERE seq <= new.seq - \(ChangeLog.keptEntries) AND seq < coalesce(
+                    (SELECT seq FROM main.\(table) WHERE time >= new.time - \(ChangeLog.keptSeconds) ORDER BY seq LIMIT 1), new.seq);
             END
             """,
         ]
@@ -111,41 +95,4 @@ enum SQLiteChangeLog {
 
     /// Gives back the lease of origin ?1.
     static let releaseSQL = "DELETE FROM \(watchers) WHERE origin = ?1"
-
-    /// A row of the log.
-    struct Row {
-        var seq: Int64
-        var key: String
-        var origin: Int64
-    }
-
-    /// What the log tells a reader at some position.
-    struct Reading: Equatable {
-        /// The keys other processes changed after the position, each once, in the order of its
-        /// last change.
-        var keys: [String]
-        /// False when rows after the position are gone: then more keys than ``keys`` may have
-        /// changed.
-        var complete: Bool
-        /// The reader's new position.
-        var end: Int64
-    }
-
-    /// Reads `rows` (ascending, as ``rowsSQL`` returns them for `position`), leaving out those of
-    /// `origin` (the reader's own process).
-    static func reading(_ rows: [Row], after position: Int64, skipping origin: Int64) -> Reading {
-        guard let first = rows.first, let last = rows.last else {
-            // Pruning keeps the newest row, so a log that is empty after a reader saw rows was
-            // emptied by hand: what was in it is unknown.
-            return Reading(keys: [], complete: position == 0, end: 0)
-        }
-        let complete = first.seq == position || first.seq == position + 1
-        var lastChange: [String: Int] = [:]
-        for (index, row) in rows.enumerated() where (row.seq > position || !complete) && row.origin != origin {
-            guard !row.key.isEmpty else { continue }
-            lastChange[row.key] = index
-        }
-        let keys = lastChange.sorted { $0.value < $1.value }.map(\.key)
-        return Reading(keys: keys, complete: complete, end: last.seq)
-    }
 }

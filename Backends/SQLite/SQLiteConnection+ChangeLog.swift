@@ -26,21 +26,15 @@ extension SQLiteConnection {
         let action = "Reading the change log"
         try check(statements.logRows.bind(position, to: 1), action: action)
         let rows = try rows(of: statements.logRows, action: action) { statement throws(DefaultsError) in
-            SQLiteChangeLog.Row(
-                seq: statement.int64(column: 0), key: String(decoding: statement.textBytes(column: 1), as: UTF8.self),
+            ChangeLog.Entry(
+                sequence: statement.int64(column: 0), key: String(decoding: statement.textBytes(column: 1), as: UTF8.self),
                 origin: statement.int64(column: 2))
         }
-        let reading = SQLiteChangeLog.reading(rows, after: position, skipping: origin)
-        var keys = reading.keys
-        if !reading.complete || !complete {
-            // What happened since the position is not all known: every stored key may have changed.
-            let logged = Set(keys)
-            keys = try storedKeys(with: statements).filter { !logged.contains($0) } + keys
-        }
-        var events: [DefaultsChangeEvent] = []
-        events.reserveCapacity(keys.count)
-        for key in keys {
-            events.append(DefaultsChangeEvent(key: key, newValue: try previousValue(key, with: statements), origin: .external))
+        let reading = ChangeLog.read(rows, after: position, skipping: origin)
+        let events = try reading.events(trusted: complete) { () throws(DefaultsError) in
+            try storedKeys(with: statements)
+        } value: { key throws(DefaultsError) in
+            try previousValue(key, with: statements)
         }
         return (events, reading.end)
     }

@@ -10,13 +10,16 @@ final class SQLiteConnection {
     let path: String
     /// The store file's identity, which other instances on the same file share.
     let fileID: SQLiteSharedFile.FileID
-    /// This process's mark in the change log (``SQLiteChangeLog/processOrigin``).
-    let origin = SQLiteChangeLog.processOrigin
+    /// This process's mark in the change log.
+    let origin = ChangeLog.processOrigin
     private var db: OpaquePointer?
     private var statements: Statements?
     /// `PRAGMA data_version` as of this connection's last write transaction that read the change
     /// log: while it stays the same, no other connection has committed, so the log holds nothing new.
     private var logCheckedAtDataVersion: Int64 = -1
+    /// Rows the write statements changed themselves, since `ringingDoorbellIfLogged` began;
+    /// what the connection changed beyond them, its triggers wrote to the change log.
+    private var directChanges: Int64 = 0
     /// Where the busy handler keeps its clock; touched only by SQLite calls made under the lock.
     private let busyWait: UnsafeMutablePointer<SQLiteBusyWait>
 
@@ -123,7 +126,7 @@ final class SQLiteConnection {
         let statements = try open()
         if changes.count == 1, !reportingEvents, logPosition == nil {
             // One statement commits atomically on its own: no BEGIN/COMMIT round trips.
-            _ = try write(changes[0], with: statements)
+            try ringingDoorbellIfLogged { () throws(DefaultsError) in _ = try write(changes[0], with: statements) }
             return SQLiteCommitEvents()
         }
         return try transaction(with: statements, action: "Applying the changes", logPosition: logPosition) {
@@ -146,13 +149,13 @@ final class SQLiteConnection {
     func removeAll(reportingEvents: Bool, logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents {
         let statements = try open()
         guard reportingEvents || logPosition != nil else {
-            try check(statements.deleteAll.run(), action: "Removing all values")
+            try ringingDoorbellIfLogged { () throws(DefaultsError) in try deleteAll(with: statements) }
             return SQLiteCommitEvents()
         }
         return try transaction(with: statements, action: "Removing all values", logPosition: logPosition) {
             () throws(DefaultsError) in
             let keys = try storedKeys(with: statements)
-            try check(statements.deleteAll.run(), action: "Removing all values")
+            try deleteAll(with: statements)
             return keys.map { DefaultsChangeEvent(key: $0, newValue: nil) }
         }
     }
@@ -163,14 +166,31 @@ final class SQLiteConnection {
         with statements: Statements, action: String, logPosition: Int64?,
         _ body: () throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) -> SQLiteCommitEvents {
-        try transaction(with: statements, action: action) { () throws(DefaultsError) in
-            guard let logPosition else { return SQLiteCommitEvents(own: try body()) }
-            let version = try integer(from: statements.dataVersion, action: action)
-            guard version != logCheckedAtDataVersion else { return SQLiteCommitEvents(own: try body()) }
-            let (earlier, end) = try logEvents(after: logPosition, complete: true, with: statements)
-            logCheckedAtDataVersion = version
-            return SQLiteCommitEvents(earlier: earlier, own: try body(), logPosition: end)
+        try ringingDoorbellIfLogged { () throws(DefaultsError) in
+            try transaction(with: statements, action: action) { () throws(DefaultsError) in
+                guard let logPosition else { return SQLiteCommitEvents(own: try body()) }
+                let version = try integer(from: statements.dataVersion, action: action)
+                guard version != logCheckedAtDataVersion else { return SQLiteCommitEvents(own: try body()) }
+                let (earlier, end) = try logEvents(after: logPosition, complete: true, with: statements)
+                logCheckedAtDataVersion = version
+                return SQLiteCommitEvents(earlier: earlier, own: try body(), logPosition: end)
+            }
         }
+    }
+
+    /// Runs `write`, which commits, and if the change log's triggers wrote to the log meanwhile
+    /// (another process watches the store), wakes the watchers (`ChangeLog.ringDoorbell`).
+    private func ringingDoorbellIfLogged<T>(_ write: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+        let before = sqlite3_total_changes64(db)
+        directChanges = 0
+        let result = try write()
+        if sqlite3_total_changes64(db) - before > directChanges { ChangeLog.ringDoorbell(path: path) }
+        return result
+    }
+
+    private func deleteAll(with statements: Statements) throws(DefaultsError) {
+        try check(statements.deleteAll.run(), action: "Removing all values")
+        directChanges += sqlite3_changes64(db)
     }
 
     /// The integer in the first column of the one row `statement` returns.
@@ -331,7 +351,9 @@ final class SQLiteConnection {
             return statement.step()
         }
         guard rc == SQLITE_DONE else { throw error(rc, action: action, key: change.key) }
-        return sqlite3_changes(db) > 0
+        let changed = sqlite3_changes64(db)
+        directChanges += changed
+        return changed > 0
     }
 
     func rows<Row>(

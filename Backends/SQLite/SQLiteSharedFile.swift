@@ -106,20 +106,20 @@ final class SQLiteSharedFile: Sendable {
             try? watcher.keepLease()
             // Most wake-ups are this process's own commits, which log nothing it reads.
             guard let end = try? watcher.connection.logEnd() else { return false }
-            guard watcher.lapsed || end != commits.withLock({ $0 }) else { return false }
+            guard watcher.lease.lapsed || end != commits.withLock({ $0 }) else { return false }
             return commits.withLock { position -> Bool in
                 guard let start = position else { return false }
                 let listeners = members.withLock { $0.values.compactMap(\.broadcaster) }
                 // Unobserved, only the position moves: no one would receive events.
                 guard listeners.contains(where: \.hasObservers) else {
                     position = end
-                    watcher.lapsed = false
+                    watcher.lease.lapsed = false
                     return false
                 }
-                guard let (events, end) = try? watcher.connection.logEvents(after: start, complete: !watcher.lapsed)
+                guard let (events, end) = try? watcher.connection.logEvents(after: start, complete: !watcher.lease.lapsed)
                 else { return false }
                 position = end
-                watcher.lapsed = false
+                watcher.lease.lapsed = false
                 guard !events.isEmpty else { return false }
                 for listener in listeners { listener.enqueue(events) }
                 return true

@@ -67,7 +67,7 @@ import TestSupport
             try Self.foreignLease(raw)
             try store.setValue(.int(4), forKey: "watched")
             #expect(try Self.loggedKeys(raw) == ["watched"])
-            #expect(try raw.scalar("SELECT origin FROM changes") == "\(SQLiteChangeLog.processOrigin)")
+            #expect(try raw.scalar("SELECT origin FROM changes") == "\(ChangeLog.processOrigin)")
         }
     }
 
@@ -100,27 +100,6 @@ import TestSupport
             #expect(try raw.scalar("SELECT count(*) FROM changes") == "1024")
             #expect(try raw.scalar("SELECT min(seq) FROM changes") == "513")
         }
-    }
-
-    @Test func readingTheLogKeepsTheOrderOfLastChangesAndSpotsGaps() {
-        typealias Row = SQLiteChangeLog.Row
-        let mine: Int64 = 1
-        let rows = [
-            Row(seq: 10, key: "seen", origin: 9), Row(seq: 11, key: "a", origin: 9), Row(seq: 12, key: "b", origin: 9),
-            Row(seq: 13, key: "own", origin: mine), Row(seq: 14, key: "a", origin: 9),
-        ]
-        let reading = SQLiteChangeLog.reading(rows, after: 10, skipping: mine)
-        #expect(reading == .init(keys: ["b", "a"], complete: true, end: 14))
-        // The row at the position was pruned, the next one is there: nothing is missing.
-        #expect(SQLiteChangeLog.reading(Array(rows.dropFirst()), after: 10, skipping: mine).complete)
-        // Rows after the position are gone.
-        let gap = SQLiteChangeLog.reading(Array(rows.dropFirst(2)), after: 10, skipping: mine)
-        #expect(gap == .init(keys: ["b", "a"], complete: false, end: 14))
-        // The log was emptied and restarted: only its newest row came back, older than the position.
-        #expect(SQLiteChangeLog.reading([Row(seq: 3, key: "x", origin: 9)], after: 14, skipping: mine)
-            == .init(keys: ["x"], complete: false, end: 3))
-        #expect(SQLiteChangeLog.reading([], after: 14, skipping: mine) == .init(keys: [], complete: false, end: 0))
-        #expect(SQLiteChangeLog.reading([], after: 0, skipping: mine) == .init(keys: [], complete: true, end: 0))
     }
 
     @Test func anotherProcessesLoggedCommitArrivesAsExternalEventsBeforeTheNextLocalOne() throws {
@@ -177,7 +156,7 @@ import TestSupport
             let second = try SQLiteProvider(path: store.path)
             let raw = try RawDatabase(store.path)
             let observation = store.observe { _ in }
-            #expect(try raw.scalar("SELECT origin FROM watchers") == "\(SQLiteChangeLog.processOrigin)")
+            #expect(try raw.scalar("SELECT origin FROM watchers") == "\(ChangeLog.processOrigin)")
             store.close()
             #expect(try raw.scalar("SELECT count(*) FROM watchers") == "1")
             second.close()

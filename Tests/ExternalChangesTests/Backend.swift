@@ -7,9 +7,9 @@ import TestSupport
 /// fresh store for the child (`ExternalChangesTestChild`), and how to open and close it here.
 struct Backend: Sendable, CustomTestStringConvertible {
     let name: String
-    /// Whether the keys of several commits read at once arrive in commit order. File backends
-    /// (which rewrite the whole file) compare the old and new contents instead, so within such a
-    /// burst they arrive in key order (JSON file) or no set order (UserDefaults).
+    /// Whether the keys of several commits read at once arrive in commit order (the change log of
+    /// SQLite and LMDB). File backends (which rewrite the whole file) compare the old and new
+    /// contents instead, so within such a burst the keys arrive in key order.
     let ordersKeysWithinABurst: Bool
     /// A configuration string for a new store called `name`, under `directory` for file backends.
     let configuration: @Sendable (_ directory: TemporaryDirectory, _ name: String) -> String
@@ -24,6 +24,9 @@ struct Backend: Sendable, CustomTestStringConvertible {
             Backend(
                 name: "SQLite", ordersKeysWithinABurst: true,
                 configuration: { "sqlite:" + $0.path($1 + ".sqlite") }, remove: { _ in }),
+            Backend(
+                name: "LMDB", ordersKeysWithinABurst: true,
+                configuration: { "lmdb:" + $0.path($1) }, remove: { _ in }),
             Backend(
                 name: "JSON file", ordersKeysWithinABurst: false,
                 configuration: { "json:" + $0.path($1 + ".json") }, remove: { _ in }),
@@ -45,7 +48,8 @@ struct Backend: Sendable, CustomTestStringConvertible {
     /// A store opened in this process, plain or behind a cache.
     struct Store {
         let provider: any DefaultsProvider
-        /// Closes the store where the backend can be closed (SQLite); the others stop with release.
+        /// Closes the store where the backend can be closed (SQLite, LMDB); the others stop with
+        /// release.
         let close: () -> Void
     }
 
@@ -53,8 +57,8 @@ struct Backend: Sendable, CustomTestStringConvertible {
         var parsed = try StoreConfiguration(parsing: configuration)
         parsed.cache = false
         let plain = try ProviderRegistry.standard.makeProvider(parsed)
-        let sqlite = plain as? SQLiteProvider
-        return Store(provider: cached ? caching(plain) : plain, close: { sqlite?.close() })
+        let (sqlite, lmdb) = (plain as? SQLiteProvider, plain as? LMDBProvider)
+        return Store(provider: cached ? caching(plain) : plain, close: { sqlite?.close(); lmdb?.close() })
     }
 
     private func caching<Provider: DefaultsProvider>(_ provider: Provider) -> any DefaultsProvider { provider.cached() }

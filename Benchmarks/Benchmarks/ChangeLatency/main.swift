@@ -1,7 +1,7 @@
 // How long a change made by another process takes to reach an open store, per backend, and what
 // an idle process holding open, observed stores costs in CPU time.
 //
-// Run: scripts/change-latency [--samples 200] [--interval-ms 20] [--idle-seconds 10] [--backends sqlite,json,userdefaults]
+// Run: scripts/change-latency [--samples 200] [--interval-ms 20] [--idle-seconds 10] [--backends sqlite,lmdb,json,userdefaults]
 //
 // For each backend, a child process (this program with --child) writes `samples` keys one by one,
 // `interval-ms` apart, and prints the monotonic time at which each write returned; this process
@@ -43,7 +43,7 @@ func child(_ configuration: String, samples: Int, interval: Int) throws {
     for index in 0..<samples {
         try store.setValue(.int(Int64(index)), forKey: "latency.\(index)")
         print("\(index) \(monotonicNanoseconds())")
-        fflush(stdout)
+        fflush(nil)
         usleep(UInt32(interval * 1000))
     }
 }
@@ -61,6 +61,7 @@ struct Backend {
 let backends: [Backend] = {
     var all = [
         Backend(name: "SQLite", option: "sqlite", configuration: { "sqlite:" + $0.appendingPathComponent("store.sqlite").path }),
+        Backend(name: "LMDB", option: "lmdb", configuration: { "lmdb:" + $0.appendingPathComponent("store").path }),
         Backend(name: "JSON file", option: "json", configuration: { "json:" + $0.appendingPathComponent("store.json").path }),
     ]
     #if !canImport(Darwin)
@@ -129,7 +130,11 @@ func measure(_ backend: Backend, samples: Int, interval: Int) throws -> Measurem
 
 func cpuMilliseconds() -> Double {
     var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
     getrusage(RUSAGE_SELF, &usage)
+    #endif
     func ms(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
     return ms(usage.ru_utime) + ms(usage.ru_stime)
 }

@@ -36,7 +36,10 @@ func open(_ configuration: String, cached: Bool) throws(DefaultsError) -> (any D
     var parsed = try StoreConfiguration(parsing: configuration)
     parsed.cache = false
     let store = try ProviderRegistry.standard.makeProvider(parsed)
-    let close = (store as? SQLiteProvider).map { sqlite in { sqlite.close() } }
+    let close: (() -> Void)? =
+        if let sqlite = store as? SQLiteProvider { { sqlite.close() } }
+        else if let lmdb = store as? LMDBProvider { { lmdb.close() } }
+        else { nil }
     return (cached ? caching(store) : store, close)
 }
 
@@ -73,9 +76,13 @@ func leaks(_ template: String, count: Int) throws(DefaultsError) {
         }
         stores.removeAll()
     }
-    // Whatever is made once per process (the inotify instance, Dispatch's threads) is made here.
+    // Whatever is made once per process (the inotify instance, Dispatch's threads and the
+    // timerfd behind its timers, which a delayed call makes at once) is made here.
     try cycle(count..<count + 1)
-    usleep(200_000)  // for its last callbacks to finish
+    let fired = DispatchSemaphore(value: 0)
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { fired.signal() }
+    fired.wait()
+    usleep(200_000)  // for the last callbacks to finish
     let before = ProcessResources.current
     var during = before
     for start in stride(from: 0, to: count, by: 20) {

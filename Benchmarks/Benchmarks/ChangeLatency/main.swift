@@ -4,10 +4,12 @@
 // Run: scripts/change-latency [--samples 200] [--interval-ms 20] [--idle-seconds 10] [--backends sqlite,lmdb,json,userdefaults]
 //
 // For each backend, a child process (this program with --child) writes `samples` keys one by one,
-// `interval-ms` apart, and prints the monotonic time at which each write returned; this process
-// holds the same store open (behind the cache, as configured by default) and notes when each
-// key's `.external` event arrives. The latency is the difference (CLOCK_MONOTONIC is one clock
-// for every process on the machine). Then it holds one observed store of every backend open and
+// `interval-ms` apart, and prints the monotonic times at which each write began and returned; this
+// process holds the same store open (behind the cache, as configured by default) and notes when
+// each key's `.external` event arrives. The latency is the difference from the write's return
+// (CLOCK_MONOTONIC is one clock for every process on the machine); it can be negative when the
+// event arrives while the writer is still flushing its commit to the disk. The table also gives
+// the median from the write's start. Then it holds one observed store of every backend open and
 // idle, and measures its own CPU time (getrusage) over `idle-seconds`.
 import AnyDefaults
 import Foundation
@@ -41,8 +43,9 @@ func open(_ configuration: String, cached: Bool) throws -> any DefaultsProvider 
 func child(_ configuration: String, samples: Int, interval: Int) throws {
     let store = try open(configuration, cached: false)
     for index in 0..<samples {
+        let start = monotonicNanoseconds()
         try store.setValue(.int(Int64(index)), forKey: "latency.\(index)")
-        print("\(index) \(monotonicNanoseconds())")
+        print("\(index) \(start) \(monotonicNanoseconds())")
         fflush(nil)
         usleep(UInt32(interval * 1000))
     }
@@ -75,13 +78,17 @@ let backends: [Backend] = {
 }()
 
 struct Measurement {
-    var latencies: [Double]  // milliseconds, sorted
+    /// From the write's return to the event, in milliseconds, sorted.
+    var latencies: [Double]
+    /// From the write's start to the event, in milliseconds, sorted.
+    var fromStart: [Double]
     var lost: Int
+}
 
-    func percentile(_ p: Double) -> Double {
-        guard !latencies.isEmpty else { return .nan }
-        return latencies[min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.up)) - 1)]
-    }
+/// The `p` quantile (nearest rank) of sorted `values`.
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    return values[max(0, min(values.count - 1, Int((Double(values.count) * p).rounded(.up)) - 1))]
 }
 
 func measure(_ backend: Backend, samples: Int, interval: Int) throws -> Measurement {
@@ -111,21 +118,25 @@ func measure(_ backend: Backend, samples: Int, interval: Int) throws -> Measurem
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { fail("the child writing to \(backend.name) failed") }
 
-    var written: [String: UInt64] = [:]
+    var written: [String: (start: UInt64, end: UInt64)] = [:]
     for line in lines {
         let fields = line.split(separator: " ")
-        if fields.count == 2, let time = UInt64(fields[1]) { written["latency.\(fields[0])"] = time }
+        if fields.count == 3, let start = UInt64(fields[1]), let end = UInt64(fields[2]) {
+            written["latency.\(fields[0])"] = (start, end)
+        }
     }
     // The last events may still be on their way.
     let deadline = monotonicNanoseconds() + 2_000_000_000
     while arrivals.withLock({ $0.count }) < written.count, monotonicNanoseconds() < deadline { usleep(1000) }
     let arrived = arrivals.withLock { $0 }
     var latencies: [Double] = []
+    var fromStart: [Double] = []
     for (key, time) in written {
         guard let arrival = arrived[key] else { continue }
-        latencies.append(Double(Int64(bitPattern: arrival &- time)) / 1_000_000)
+        latencies.append(Double(Int64(bitPattern: arrival &- time.end)) / 1_000_000)
+        fromStart.append(Double(Int64(bitPattern: arrival &- time.start)) / 1_000_000)
     }
-    return Measurement(latencies: latencies.sorted(), lost: written.count - latencies.count)
+    return Measurement(latencies: latencies.sorted(), fromStart: fromStart.sorted(), lost: written.count - latencies.count)
 }
 
 func cpuMilliseconds() -> Double {
@@ -199,13 +210,17 @@ while !arguments.isEmpty {
 print("Changes from other processes: \(samples) writes per backend, \(interval) ms apart, from the write returning in the child to the event arriving here (cached store)")
 print("Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)")
 print("")
-print("| Backend | p50 | p99 | max | lost |")
-print("| --- | --- | --- | --- | --- |")
+print("| Backend | p50 | p99 | max | p50 from the write's start | lost |")
+print("| --- | --- | --- | --- | --- | --- |")
 do {
     for backend in selected {
         let result = try measure(backend, samples: samples, interval: interval)
         func format(_ value: Double) -> String { String(format: "%.2f ms", value) }
-        print("| \(backend.name) | \(format(result.percentile(0.5))) | \(format(result.percentile(0.99))) | \(format(result.latencies.last ?? .nan)) | \(result.lost) |")
+        let columns = [
+            percentile(result.latencies, 0.5), percentile(result.latencies, 0.99), result.latencies.last ?? .nan,
+            percentile(result.fromStart, 0.5),
+        ].map(format)
+        print("| \(backend.name) | " + columns.joined(separator: " | ") + " | \(result.lost) |")
     }
     if idleSeconds > 0 {
         let used = try idleCost(selected, seconds: idleSeconds)

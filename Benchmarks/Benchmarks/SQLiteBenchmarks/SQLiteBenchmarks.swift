@@ -69,6 +69,50 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+
+    // MARK: Writes, paired
+    // On a shared machine the load swings between benchmarks run one after the other. Here each
+    // provider write and a raw upsert run back to back, alternating which goes first, and each
+    // pair records its time ratio ×1000; the ratio table reads the median ("paired" goals).
+
+    let pairedRatio = BenchmarkMetric.custom("paired ratio ×1000", polarity: .prefersSmaller, useScalingFactor: false)
+    let subjects: [(String, @Sendable (Fixtures) -> SQLiteProvider?)] = [
+        ("SQLiteProvider", { $0.providerWrite[.normal] }),
+        ("SQLiteProvider observed", { $0.observedWrite[.normal] }),
+        ("SQLiteProvider, another process watching", { $0.watchedWrite[.normal] }),
+    ]
+    for (name, subject) in subjects {
+        Benchmark("Write NORMAL: \(name) vs raw C, paired", configuration: .init(metrics: [.throughput, pairedRatio])) {
+            benchmark in
+            let fixtures = try slot.fixtures()
+            let raw = fixtures.rawWrite[.normal]
+            let provider = subject(fixtures)
+            for _ in benchmark.scaledIterations {
+                let rawSide = {
+                    let start = ContinuousClock.now
+                    raw?.upsert(key: "k", value: fixtures.nextValue())
+                    return ContinuousClock.now - start
+                }
+                let providerSide = {
+                    let start = ContinuousClock.now
+                    try provider?.setValue(.int(fixtures.nextValue()), forKey: "k")
+                    return ContinuousClock.now - start
+                }
+                let ratio = try pairedRatioPerMille(subjectFirst: fixtures.nextValue().isMultiple(of: 2), rawSide, providerSide)
+                benchmark.measurement(pairedRatio, ratio)
+            }
+        }
+    }
+}
+
+/// Runs both sides of a pair, in the order given, and returns the subject's time over the raw
+/// side's, ×1000.
+func pairedRatioPerMille(subjectFirst: Bool, _ raw: () -> Duration, _ subject: () throws -> Duration) rethrows -> Int {
+    var subjectTime = Duration.zero
+    if subjectFirst { subjectTime = try subject() }
+    let rawTime = raw()
+    if !subjectFirst { subjectTime = try subject() }
+    return Int((subjectTime / rawTime * 1000).rounded())
 }
 
 /// Holds the fixtures from setup to teardown.

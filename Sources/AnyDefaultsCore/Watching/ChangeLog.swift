@@ -151,25 +151,42 @@ public enum ChangeLog {
     /// What wakes a watcher: a ``FileChangeMonitor`` on the files every commit writes (inotify on
     /// Linux; a `stat` poll elsewhere, or where inotify is refused), and a timer every quarter of
     /// the lease, for renewing it. Nothing runs while nothing is written, but the timer.
+    ///
+    /// The changes of a burst of commits (this process's own included, which wake it too) are
+    /// gathered for ``settleDelay`` into one call, so that a process writing quickly does not pay
+    /// for a reading of the log per commit.
     public final class Watch: Sendable {
+        /// How long changes are gathered before `onChange` runs.
+        public static let settleDelay = DispatchTimeInterval.milliseconds(1)
+
         private let monitor: FileChangeMonitor
         private let timer: Mutex<(any DispatchSourceTimer)?>
 
         /// Starts watching `files` (their directories must exist): `onChange` after each burst of
-        /// changes, `onTimer` every quarter of the lease, both on private queues.
+        /// changes, `onTimer` every quarter of the lease, both on one private serial queue.
         public init(
             files: [String], backend: String, onChange: @escaping @Sendable () -> Void,
             onTimer: @escaping @Sendable () -> Void
         ) throws(DefaultsError) {
+            let queue = DispatchQueue(label: "AnyDefaults.ChangeLog.Watch")
+            let pending = Pending()
+            let gathered: @Sendable () -> Void = {
+                guard !pending.scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                queue.asyncAfter(deadline: .now() + Self.settleDelay) {
+                    // Cleared first: a change from here on schedules another call.
+                    pending.scheduled.store(false, ordering: .releasing)
+                    onChange()
+                }
+            }
             do {
-                monitor = try FileChangeMonitor(watching: files, backend: backend, onChange: onChange)
+                monitor = try FileChangeMonitor(watching: files, backend: backend, onChange: gathered)
             } catch {
                 // Out of inotify watches, for example: a `stat` poll still notices every commit.
                 monitor = try FileChangeMonitor(
-                    watching: files, strategy: .polling(interval: .milliseconds(100)), backend: backend, onChange: onChange)
+                    watching: files, strategy: .polling(interval: .milliseconds(100)), backend: backend, onChange: gathered)
             }
             let period = DispatchTimeInterval.seconds(Int(leaseSeconds / 4))
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "AnyDefaults.ChangeLog.Watch"))
+            let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + period, repeating: period, leeway: .seconds(5))
             timer.setEventHandler(handler: onTimer)
             timer.resume()
@@ -187,5 +204,10 @@ public enum ChangeLog {
         }
 
         deinit { cancel() }
+
+        /// Whether a call of `onChange` is scheduled.
+        private final class Pending: Sendable {
+            let scheduled = Atomic<Bool>(false)
+        }
     }
 }

@@ -46,11 +46,53 @@ public enum ChangeLog {
 
     /// Wakes the watchers of the file at `path` (the ``Watch`` of other processes) by setting its
     /// times to now. A writer calls it after a commit that wrote log entries: the writes of a
-    /// commit may wake a watcher before the commit is visible to readers, and nothing else touches
-    /// the files once it is. A failure is ignored: the next commit wakes them anyway.
+    /// commit may wake a watcher before the commit is visible to readers (a descheduled writer, a
+    /// flush in between), and nothing else touches the files once it is.
+    ///
+    /// Setting the times costs about as much as a small write, so a process ringing often rings at
+    /// most once per ``doorbellInterval``: the first ring of a burst at once, then one more after
+    /// the interval for the commits in between. A failure is ignored: the next commit wakes the
+    /// watchers anyway.
     public static func ringDoorbell(path: String) {
-        _ = utimensat(AT_FDCWD, path, nil, 0)
+        let now = DispatchTime.now().uptimeNanoseconds
+        let interval = UInt64(doorbellInterval.components.attoseconds / 1_000_000_000)
+        let action = doorbells.withLock { doorbells -> DoorbellAction in
+            var state = doorbells[path] ?? DoorbellState()
+            defer { doorbells[path] = state }
+            if state.trailingRingScheduled { return .none }
+            if now &- state.lastRing >= interval {
+                state.lastRing = now
+                return .now
+            }
+            state.trailingRingScheduled = true
+            if doorbells.count > 64 { doorbells = doorbells.filter { now &- $0.value.lastRing < interval } }
+            return .later
+        }
+        switch action {
+        case .none:
+            return
+        case .now:
+            _ = utimensat(AT_FDCWD, path, nil, 0)
+        case .later:
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(interval))) {
+                doorbells.withLock { $0[path] = DoorbellState(lastRing: DispatchTime.now().uptimeNanoseconds) }
+                _ = utimensat(AT_FDCWD, path, nil, 0)
+            }
+        }
     }
+
+    /// How often ``ringDoorbell(path:)`` touches one file at most.
+    public static let doorbellInterval = Duration.milliseconds(1)
+
+    private struct DoorbellState {
+        var lastRing: UInt64 = 0
+        var trailingRingScheduled = false
+    }
+
+    private enum DoorbellAction { case none, now, later }
+
+    /// The doorbells rung by this process, by path.
+    private static let doorbells = Mutex<[String: DoorbellState]>([:])
 
     /// One entry of a log.
     public struct Entry: Sendable, Hashable {

@@ -35,8 +35,6 @@ let package = Package(
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
 
-        .executableTarget(name: "AnyDefaultsCLI", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
-
         // MARK: Backends
         .target(name: "AnyDefaultsMemory", dependencies: ["AnyDefaultsCore"], path: "Backends/Memory"),
 
@@ -155,6 +153,17 @@ package.targets.append(contentsOf: [
     ),
 ])
 package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsLMDB")
+
+// MARK: Command-line tool (issue 12)
+package.dependencies.append(.package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"))
+package.targets += [
+    .executableTarget(
+        name: "AnyDefaultsCLI",
+        dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    // Runs the built `anydefaults` executable as a child process.
+    .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
+]
 
 // MARK: Changes from other processes (issue 11)
 // Every backend that claims .externalChanges, driven by a real second process.

@@ -1,3 +1,4 @@
+import AnyDefaultsCore
 import Foundation
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ enum AtomicFile {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
-            throw .last("stat", path)
+            throw .last("stat", path: path)
         }
         return FileStamp(info)
     }
@@ -35,11 +36,11 @@ enum AtomicFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
-            throw .last("open", path)
+            throw .last("open", path: path)
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .last("fstat", path) }
+        guard fstat(descriptor, &info) == 0 else { throw .last("fstat", path: path) }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw SystemCallError(call: "open", path: path, number: info.st_mode & S_IFMT == S_IFDIR ? EISDIR : EINVAL)
         }
@@ -58,7 +59,7 @@ enum AtomicFile {
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .last("read", path)
+                throw .last("read", path: path)
             }
             if count == 0 { break }
             filled += count
@@ -77,7 +78,7 @@ enum AtomicFile {
     static func replace(_ path: String, with bytes: [UInt8], previous: FileStamp?) throws(SystemCallError) -> FileStamp {
         let temporary = temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .last("open", temporary) }
+        guard descriptor >= 0 else { throw .last("open", path: temporary) }
         var stamp: FileStamp
         do throws(SystemCallError) {
             defer { close(descriptor) }
@@ -87,15 +88,15 @@ enum AtomicFile {
                     _ = fchown(descriptor, uid_t(previous.owner), gid_t(previous.group))
                 }
                 if previous.permissions != 0o600, fchmod(descriptor, mode_t(previous.permissions)) != 0 {
-                    throw .last("fchmod", temporary)
+                    throw .last("fchmod", path: temporary)
                 }
             }
             try writeAll(bytes, to: descriptor, path: temporary)
-            guard fullSync(descriptor) else { throw .last("fsync", temporary) }
+            guard fullSync(descriptor) else { throw .last("fsync", path: temporary) }
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw .last("fstat", temporary) }
+            guard fstat(descriptor, &info) == 0 else { throw .last("fstat", path: temporary) }
             stamp = FileStamp(info)
-            guard rename(temporary, path) == 0 else { throw .last("rename", path) }
+            guard rename(temporary, path) == 0 else { throw .last("rename", path: path) }
         } catch {
             unlink(temporary)
             throw error
@@ -106,7 +107,7 @@ enum AtomicFile {
 
     /// Moves the file at `path` to `target` (same directory) and makes the move durable.
     static func move(_ path: String, to target: String) throws(SystemCallError) {
-        guard rename(path, target) == 0 else { throw .last("rename", path) }
+        guard rename(path, target) == 0 else { throw .last("rename", path: path) }
         syncDirectory(of: path)
     }
 
@@ -160,7 +161,7 @@ enum AtomicFile {
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .last("write", path)
+                throw .last("write", path: path)
             }
             written += count
         }

@@ -243,7 +243,7 @@ public final class JSONFileProvider: DefaultsProvider {
         guard let resolvedDirectory = realPath(directory) else {
             throw DefaultsError(
                 .notFound, "The directory of the settings file does not exist.", backend: backend, path: directory,
-                cause: SystemCallError.last("realpath", directory))
+                cause: SystemCallError.last("realpath", path: directory))
         }
         return (resolvedDirectory == "/" ? "" : resolvedDirectory) + "/" + name
     }

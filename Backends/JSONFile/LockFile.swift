@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import AnyDefaultsCore
 import Glibc
 #elseif canImport(Musl)
 import Musl
@@ -33,7 +34,7 @@ final class LockFile {
         while true {
             if descriptor < 0 {
                 descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-                if descriptor < 0 { throw .last("open", path) }
+                if descriptor < 0 { throw .last("open", path: path) }
             }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 if isStillAtPath() { return true }
@@ -42,7 +43,7 @@ final class LockFile {
                 descriptor = -1
                 continue
             }
-            let failure = SystemCallError.last("flock", path)
+            let failure = SystemCallError.last("flock", path: path)
             if failure.number == EINTR { continue }
             guard failure.number == EWOULDBLOCK || failure.number == EAGAIN else { throw failure }
             if ContinuousClock.now >= deadline { return false }

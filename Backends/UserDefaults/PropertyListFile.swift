@@ -82,7 +82,7 @@ struct PropertyListFile: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw failure("Could not examine the suite file.", .current("stat"))
+            throw failure("Could not examine the suite file.", .last("stat"))
         }
         return Stamp(info)
     }
@@ -121,13 +121,13 @@ struct PropertyListFile: Sendable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw failure("Could not open the suite file.", .current("open"))
+            throw failure("Could not open the suite file.", .last("open"))
         }
         defer { close(descriptor) }
         // Stamp first: if the file changes while it is read, the next check sees a newer stamp.
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            throw failure("Could not examine the suite file.", .current("fstat"))
+            throw failure("Could not examine the suite file.", .last("fstat"))
         }
         do {
             return (try Self.readAll(descriptor: descriptor, sizeHint: Int(info.st_size)), Stamp(info))
@@ -168,7 +168,7 @@ struct PropertyListFile: Sendable {
     /// The whole content of the file at `path`.
     static func readAll(path: String) throws(SystemCallError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .current("open") }
+        guard descriptor >= 0 else { throw .last("open") }
         defer { close(descriptor) }
         return try readAll(descriptor: descriptor, sizeHint: 0)
     }
@@ -183,7 +183,7 @@ struct PropertyListFile: Sendable {
             } else if count == 0 {
                 return bytes
             } else if errno != EINTR {
-                throw .current("read")
+                throw .last("read")
             }
         }
     }
@@ -198,7 +198,7 @@ struct PropertyListFile: Sendable {
     func replace(with dictionary: [String: PropertyListNode], holding lock: DirectoryLock) throws(DefaultsError) -> Stamp? {
         if dictionary.isEmpty {
             guard unlink(path) == 0 || errno == ENOENT else {
-                throw failure("Could not remove the emptied suite file.", .current("unlink"))
+                throw failure("Could not remove the emptied suite file.", .last("unlink"))
             }
             lock.syncDirectory()
             return nil
@@ -209,18 +209,18 @@ struct PropertyListFile: Sendable {
         let temporary = directory + "/." + name + ".\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw failure("Could not create a temporary file next to the suite file.", .current("open"))
+            throw failure("Could not create a temporary file next to the suite file.", .last("open"))
         }
         var failed: SystemCallError?
         if Self.writeAll(data, to: descriptor) == false {
-            failed = .current("write")
+            failed = .last("write")
         } else if mode != 0o600, fchmod(descriptor, mode) != 0 {
-            failed = .current("fchmod")
+            failed = .last("fchmod")
         } else if fsync(descriptor) != 0 {
-            failed = .current("fsync")
+            failed = .last("fsync")
         }
-        if close(descriptor) != 0, failed == nil { failed = .current("close") }
-        if failed == nil, rename(temporary, path) != 0 { failed = .current("rename") }
+        if close(descriptor) != 0, failed == nil { failed = .last("close") }
+        if failed == nil, rename(temporary, path) != 0 { failed = .last("rename") }
         if let failed {
             unlink(temporary)
             throw failure("Could not write the suite file; it was left as it was.", failed)
@@ -266,7 +266,7 @@ struct PropertyListFile: Sendable {
             target = path + ".corrupt-" + time + "-\(number)"
         }
         guard rename(path, target) == 0 else {
-            throw failure("Could not move the damaged suite file aside.", .current("rename"))
+            throw failure("Could not move the damaged suite file aside.", .last("rename"))
         }
         lock.syncDirectory()
         return target
@@ -310,15 +310,15 @@ struct PropertyListFile: Sendable {
             descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
         guard descriptor >= 0 else {
-            throw failure("Could not open the preferences directory.", .current("open"), path: directory)
+            throw failure("Could not open the preferences directory.", .last("open"), path: directory)
         }
         let lock = DirectoryLock(descriptor: descriptor)
         let deadline = UserDefaultsProvider.monotonicNanoseconds() &+ timeout.clampedNanoseconds
         var pause: useconds_t = 500
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let failed = SystemCallError.current("flock")
-            if failed.code == EINTR { continue }
-            guard failed.code == EWOULDBLOCK else {
+            let failed = SystemCallError.last("flock")
+            if failed.number == EINTR { continue }
+            guard failed.number == EWOULDBLOCK else {
                 throw failure("Could not lock the preferences directory.", failed, path: directory)
             }
             guard UserDefaultsProvider.monotonicNanoseconds() < deadline else {
@@ -339,19 +339,19 @@ struct PropertyListFile: Sendable {
 
     private func makeDirectory(_ path: String) throws(DefaultsError) {
         if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
-        let failed = SystemCallError.current("mkdir")
+        let failed = SystemCallError.last("mkdir")
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        guard failed.code == ENOENT, !parent.isEmpty, parent != path else {
+        guard failed.number == ENOENT, !parent.isEmpty, parent != path else {
             throw failure("Could not create the preferences directory.", failed, path: path)
         }
         try makeDirectory(parent)
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-            throw failure("Could not create the preferences directory.", .current("mkdir"), path: path)
+            throw failure("Could not create the preferences directory.", .last("mkdir"), path: path)
         }
     }
 
     private func failure(_ message: String, _ cause: SystemCallError, path: String? = nil) -> DefaultsError {
-        DefaultsError(cause.defaultsCode, message, backend: UserDefaultsProvider.backend, path: path ?? self.path, cause: cause)
+        DefaultsError(cause.code, message, backend: UserDefaultsProvider.backend, path: path ?? self.path, cause: cause)
     }
 }
 #endif

@@ -1,0 +1,28 @@
+import AnyDefaults
+import ArgumentParser
+
+/// `anydefaults`: read and write defaults in any store, like macOS `defaults`.
+@main
+struct AnyDefaultsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "anydefaults",
+        abstract: "Read, write, export and watch settings in any AnyDefaults store.",
+        discussion: """
+            The store is named by --store, else by ANYDEFAULTS_STORE, else by the JSON file \
+            ANYDEFAULTS_CONFIG names, else it is the SQLite store \
+            $XDG_DATA_HOME/anydefaults/defaults.sqlite (~/.local/share/anydefaults/defaults.sqlite).
+            Store strings: memory:, json:PATH, sqlite:PATH, lmdb:DIR, userdefaults:[SUITE], with \
+            options after '?', e.g. sqlite:~/prefs.sqlite?durability=full&cache=off.
+
+            \(ExitStatus.summary)
+            """,
+        subcommands: [
+            ReadCommand.self, WriteCommand.self, DeleteCommand.self, KeysCommand.self,
+            ExportCommand.self, ImportCommand.self, MigrateCommand.self, WatchCommand.self,
+            BenchCommand.self, VerifyCommand.self, TourCommand.self,
+        ]
+    )
+
+    // Declared here too so that `anydefaults --store S COMMAND` works.
+    @OptionGroup var store: StoreOptions
+}

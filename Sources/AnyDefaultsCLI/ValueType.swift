@@ -1,0 +1,64 @@
+import AnyDefaults
+import ArgumentParser
+import Foundation
+
+/// The `--type` of `write`: how the VALUE argument is read.
+enum ValueType: String, ExpressibleByArgument, CaseIterable {
+    case string, int, double, bool, date, data, json
+
+    /// Reads `text` as a value of this type.
+    func parse(_ text: String) throws(DefaultsError) -> DefaultsValue {
+        func bad(_ expected: String) -> DefaultsError {
+            // The text is not quoted: it is meant to be stored, and stored values may be secrets.
+            DefaultsError(.invalidValue, "expected \(expected).", backend: "anydefaults")
+        }
+        switch self {
+        case .string:
+            return .string(text)
+        case .int:
+            guard let value = Int64(text.trimmingCharacters(in: .whitespaces)) else {
+                throw bad("a whole number from \(Int64.min) to \(Int64.max)")
+            }
+            return .int(value)
+        case .double:
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            switch trimmed.lowercased() {
+            case "nan": return .double(.nan)
+            case "inf", "infinity", "+inf", "+infinity": return .double(.infinity)
+            case "-inf", "-infinity": return .double(-.infinity)
+            default:
+                guard let value = Double(trimmed), value.isFinite else { throw bad("a number (or nan, inf, -inf)") }
+                return .double(value)
+            }
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1", "on": return .bool(true)
+            case "false", "no", "0", "off": return .bool(false)
+            default: throw bad("a boolean (true or false)")
+            }
+        case .date:
+            guard let date = Self.parseDate(text) else {
+                throw bad("an ISO 8601 date such as 2026-11-21T09:30:00Z or 2026-11-21T09:30:00.250+01:00")
+            }
+            return .date(date)
+        case .data:
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw bad("base64")
+            }
+            return .data(data)
+        case .json:
+            // Plain JSON, plus the exact tagged forms that `read` prints ({"$date": ...} ...).
+            return try ExactJSON.value(from: text)
+        }
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate]] {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

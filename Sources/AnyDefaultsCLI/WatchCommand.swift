@@ -1,0 +1,77 @@
+import AnyDefaults
+import ArgumentParser
+import Dispatch
+import Foundation
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print one line per change, from this or any other process.",
+        discussion: """
+            Each change prints as KEY<TAB>JSON (the new value as one line of exact JSON) or \
+            KEY<TAB>(removed), written out at once. Runs until interrupted (Ctrl-C exits with \
+            status 0) or, with --count, until N changes were printed. Changes made by other \
+            processes are reported by backends with the externalChanges capability (json:, and \
+            userdefaults: on Linux); on other persistent backends (sqlite:, lmdb:) a note on \
+            standard error says so and watch reads the store four times a second instead, \
+            printing what changed between two reads.
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "Only these keys (default: every key).") var keys: [String] = []
+    @Option(help: "Stop after this many changes.") var count: Int?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1.") }
+    }
+
+    func run() async throws {
+        let configuration = try reportingErrors { try store.configuration() }
+        let provider = try reportingErrors { try StoreOptions.open(configuration) }
+        let interrupt = Self.exitOnInterrupt()
+        defer { interrupt.cancel() }
+        let capabilities = provider.capabilities
+        if !capabilities.contains(.externalChanges) {
+            let instead = capabilities.contains(.persistent)
+                ? "watching by reading the store four times a second instead"
+                : "only changes made by this process would show"
+            Console.error("changes from other processes are not reported by this backend (\(configuration.scheme):); \(instead).")
+        }
+        if Console.standardErrorIsTerminal {
+            Console.note("Watching \(keys.isEmpty ? "every key" : keys.joined(separator: ", ")) in \(configuration); Ctrl-C to stop.")
+        }
+        let wanted = Set(keys)
+        var printed = 0
+        /// Prints `event` if it is wanted, and says whether --count is reached.
+        func show(_ event: DefaultsChangeEvent) -> Bool {
+            guard wanted.isEmpty || wanted.contains(event.key) else { return false }
+            let shown = event.newValue.map { CompactJSON.string(from: $0) } ?? "(removed)"
+            Console.write("\(event.key)\t\(shown)\n")
+            printed += 1
+            return count.map { printed >= $0 } ?? false
+        }
+        if capabilities.contains(.persistent), !capabilities.contains(.externalChanges) {
+            do {
+                for try await event in ChangePoller(provider: provider).changes() {
+                    if show(event) { break }
+                }
+            } catch let error as DefaultsError {
+                throw reported(error)
+            }
+        } else {
+            for await event in provider.changes() {
+                if show(event) { break }
+            }
+        }
+        withExtendedLifetime(provider) {}
+    }
+
+    /// Makes SIGINT end the process with status 0: every printed line is already written.
+    private static func exitOnInterrupt() -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { Foundation.exit(0) }
+        source.resume()
+        return source
+    }
+}

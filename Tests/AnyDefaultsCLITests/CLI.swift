@@ -1,0 +1,128 @@
+import AnyDefaults
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Runs the built `anydefaults` executable in a sandbox: a temporary directory that is also its
+/// `TMPDIR`, `XDG_CONFIG_HOME` (UserDefaults suites) and `XDG_DATA_HOME` (the default store), with
+/// `ANYDEFAULTS_STORE` and `ANYDEFAULTS_CONFIG` cleared.
+struct CLI {
+    let directory: TemporaryDirectory
+
+    init(_ directory: TemporaryDirectory) throws {
+        self.directory = directory
+        for folder in ["tmp", "config", "data"] {
+            try FileManager.default.createDirectory(atPath: directory.path(folder), withIntermediateDirectories: true)
+        }
+    }
+
+    /// The environment every run gets, merged over the test process's.
+    var environment: [String: String] {
+        [
+            "TMPDIR": directory.path("tmp"), "XDG_CONFIG_HOME": directory.path("config"),
+            "XDG_DATA_HOME": directory.path("data"), "ANYDEFAULTS_STORE": "", "ANYDEFAULTS_CONFIG": "",
+        ]
+    }
+
+    /// The path of `name` in the sandbox.
+    func path(_ name: String) -> String { directory.path(name) }
+
+    /// A `json:` store string for a file in the sandbox.
+    func json(_ name: String = "store.json") -> String { "json:" + path(name) }
+
+    /// A `userdefaults:` store string for a suite whose file is in the sandbox's config directory.
+    func suite(_ name: String = "com.example.cli-tests") -> String { "userdefaults:" + name }
+
+    /// Runs `anydefaults ARGUMENTS` to its end.
+    @discardableResult
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ChildProcess.Result {
+        try ChildProcess.run("anydefaults", arguments, environment: environment.merging(extra) { $1 })
+    }
+
+    /// Runs `anydefaults ARGUMENTS` and expects status 0.
+    @discardableResult
+    func succeed(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess.Result {
+        let result = try run(arguments)
+        #expect(result.status == 0 && !result.wasSignaled, "\(arguments): \(result.standardError)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// Starts `anydefaults ARGUMENTS`; its standard output is collected as it arrives.
+    func start(_ arguments: [String]) throws -> RunningCLI {
+        let (process, output, error) = try ChildProcess.start("anydefaults", arguments, environment: environment)
+        return RunningCLI(process: process, output: output, error: error)
+    }
+
+    /// What the store holds, read by `anydefaults export` (so it works for any backend).
+    func contents(of store: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: DefaultsValue] {
+        let result = try run(["--store", store, "export"])
+        #expect(result.status == 0, "export: \(result.standardError)", sourceLocation: sourceLocation)
+        return try ExactJSON.store(from: Data(result.standardOutput.utf8))
+    }
+
+    /// Fills `store` with exactly `values`, through `anydefaults import --replace`.
+    func fill(_ store: String, with values: [String: DefaultsValue], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let file = path("fill-\(UUID().uuidString).json")
+        try ExactJSON.data(from: values).write(to: URL(fileURLWithPath: file))
+        let result = try run(["--store", store, "import", "--replace", file])
+        #expect(result.status == 0, "import: \(result.standardError)", sourceLocation: sourceLocation)
+        try FileManager.default.removeItem(atPath: file)
+    }
+}
+
+/// A running `anydefaults`, its standard output collected line by line.
+final class RunningCLI {
+    let process: Process
+    private let error: Pipe
+    private let collected = Collected()
+    private let reader: Thread
+
+    init(process: Process, output: Pipe, error: Pipe) {
+        self.process = process
+        self.error = error
+        let collected = collected
+        let handle = output.fileHandleForReading
+        reader = Thread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return }
+                collected.data.withLock { $0.append(data) }
+            }
+        }
+        reader.start()
+    }
+
+    /// The complete lines written so far.
+    var lines: [String] {
+        let text = String(decoding: collected.data.withLock { $0 }, as: UTF8.self)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    /// Waits until `condition` holds for the lines (or the timeout passes); returns whether it held.
+    func wait(timeout: Duration = .seconds(10), until condition: ([String]) -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(lines) { return true }
+            usleep(10_000)
+        }
+        return condition(lines)
+    }
+
+    /// Waits for the process to end (killing it after `timeout`) and returns its standard error.
+    func finish(timeout: Duration = .seconds(10)) -> String {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        // Let the reader take the last output: it ends at the end of the pipe.
+        let readDeadline = ContinuousClock.now + .seconds(2)
+        while !reader.isFinished, ContinuousClock.now < readDeadline { usleep(5_000) }
+        return String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+}
+
+/// The output a ``RunningCLI`` has read so far, shared with its reading thread.
+private final class Collected: Sendable {
+    let data = Mutex(Data())
+}

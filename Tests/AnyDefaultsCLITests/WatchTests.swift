@@ -1,0 +1,82 @@
+import AnyDefaults
+import Foundation
+import TestSupport
+import Testing
+
+/// `watch` in one process sees the writes of other `anydefaults` processes.
+@Suite struct WatchTests {
+    /// Writes `ready` from other processes until the watcher prints it, so that what follows
+    /// happens while it watches.
+    static func waitUntilWatching(_ watcher: RunningCLI, _ cli: CLI, store: String) throws -> Bool {
+        for attempt in 0..<50 {
+            try cli.succeed(["--store", store, "write", "ready", "\(attempt)", "--type", "int"])
+            if watcher.wait(timeout: .milliseconds(200), until: { $0.contains { $0.hasPrefix("ready\t") } }) { return true }
+        }
+        return false
+    }
+
+    /// json: and userdefaults: report other processes' changes; sqlite: and lmdb: do not, and
+    /// watch reads them at an interval instead.
+    @Test(arguments: ["json", "userdefaults", "sqlite", "lmdb"])
+    func watchPrintsOneLinePerChangeFromOtherProcessesUntilInterrupted(_ scheme: String) throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let store = scheme == "json" ? cli.json() : scheme == "userdefaults" ? cli.suite() : "\(scheme):" + cli.path("store.\(scheme)")
+            let watcher = try cli.start(["--store", store, "watch", "ready", "k"])
+            #expect(try Self.waitUntilWatching(watcher, cli, store: store))
+            try cli.succeed(["--store", store, "write", "other", "not watched"])
+            // One change at a time: a file-watching backend reports the difference between the
+            // states it reads, so changes quicker than that could merge.
+            let steps: [(arguments: [String], line: String)] = [
+                (["write", "k", "1", "--type", "int"], "k\t1"),
+                (["write", "k", #"{"list": [1, "a b"], "when": {"$date": "2026-11-21T09:30:00Z"}}"#, "--type", "json"],
+                 "k\t" + #"{"list":[1,"a b"],"when":{"$date":"2026-11-21T09:30:00Z"}}"#),
+                (["delete", "k"], "k\t(removed)"),
+            ]
+            var expected: [String] = []
+            for step in steps {
+                try cli.succeed(["--store", store] + step.arguments)
+                expected.append(step.line)
+                #expect(watcher.wait { $0.filter { !$0.hasPrefix("ready\t") } == expected }, "\(watcher.lines)")
+            }
+            kill(watcher.process.processIdentifier, SIGINT)
+            let errors = watcher.finish()
+            #expect(watcher.process.terminationReason == .exit)
+            #expect(watcher.process.terminationStatus == 0)
+            if scheme == "sqlite" || scheme == "lmdb" {
+                #expect(errors.contains("not reported by this backend (\(scheme):); watching by reading the store"))
+            } else {
+                #expect(errors.isEmpty, "\(errors)")
+            }
+            #expect(watcher.lines.filter { !$0.hasPrefix("ready\t") } == expected)
+        }
+    }
+
+    @Test func watchStopsAfterCountChanges() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let store = cli.json()
+            let watcher = try cli.start(["--store", store, "watch", "--count", "2"])
+            for attempt in 0..<50 where watcher.process.isRunning {
+                try cli.succeed(["--store", store, "write", "tick", "\(attempt)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            _ = watcher.finish()
+            #expect(watcher.process.terminationReason == .exit && watcher.process.terminationStatus == 0)
+            #expect(watcher.lines.count == 2)
+            #expect(watcher.lines.allSatisfy { $0.hasPrefix("tick\t\"") })
+        }
+    }
+
+    @Test func aBackendWithoutExternalChangesSaysSo() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let watcher = try cli.start(["--store", "memory:", "watch"])
+            Thread.sleep(forTimeInterval: 0.5)
+            kill(watcher.process.processIdentifier, SIGINT)
+            let errors = watcher.finish()
+            #expect(watcher.process.terminationStatus == 0)
+            #expect(errors.contains("not reported by this backend"))
+        }
+    }
+}

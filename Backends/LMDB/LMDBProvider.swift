@@ -163,8 +163,9 @@ public final class LMDBProvider: DefaultsProvider {
     /// each commit changed while some other process watches the store: each key arrives once per
     /// burst of commits, in the order of its last change, with the value it holds when the log is
     /// read. On Linux a commit is noticed at once (inotify on `data.mdb`), elsewhere within 50 ms.
-    /// The first observer starts the watch, which stops when the last provider on the store is
-    /// closed or released.
+    /// The first observer (a cache in front observes too) starts the watch, which takes a lease on
+    /// the log, one small write; the watch stops when the last provider on the store is closed or
+    /// released.
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
         let observation = broadcaster.observe(handler)
         if !closed.load(ordering: .acquiring) { environment.watch(scheme: scheme) }

@@ -140,13 +140,15 @@ public final class SQLiteProvider: DefaultsProvider {
 
     /// Reports changes made through this instance (origin `.local`), and with origin `.external`
     /// those made through other instances on the same file in this process and by other processes
-    /// (including other programs, such as the `sqlite3` shell).
+    /// using this library.
     ///
     /// Other processes' changes are found through the store's change log, which records the keys
-    /// each commit changed: each key arrives once per burst of commits, in the order of its last
-    /// change, with the value it holds when the log is read. On Linux a commit is noticed at once
-    /// (inotify), elsewhere within 50 ms. The first observer starts the watch, which stops when
-    /// the last instance on the file is closed or released.
+    /// each commit changed while some other process watches the store: each key arrives once per
+    /// burst of commits, in the order of its last change, with the value it holds when the log is
+    /// read. On Linux a commit is noticed at once (inotify), elsewhere within 50 ms. The first
+    /// observer (a cache in front observes too) starts the watch, which takes a lease on the log,
+    /// one small write; the watch stops when the last instance on the file is closed or released.
+    /// Writes by other programs (the `sqlite3` shell) are not logged, so not reported.
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
         let observation = broadcaster.observe(handler)
         if connection.withLock({ $0.isOpen }) {

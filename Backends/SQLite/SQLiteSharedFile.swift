@@ -89,16 +89,16 @@ final class SQLiteSharedFile: Sendable {
                 let started = try? SQLiteChangeWatcher(
                     path: path, synchronous: synchronous, busyTimeout: busyTimeout,
                     onChange: { [weak self] in self?.readOtherProcessesCommits() },
-                    onTimer: { [weak self] in self?.readOtherProcessesCommits(renewingLease: true) })
+                    onTimer: { [weak self] in self?.readOtherProcessesCommits() })
             else { return }
             commits.withLock { $0 = started.startPosition }
             watcher = started
         }
     }
 
-    /// Reads the change log after the position and reports what other processes changed; with
-    /// `renewingLease`, first renews the lease if it is due (it is renewed anyway if it lapsed).
-    private func readOtherProcessesCommits(renewingLease: Bool = false) {
+    /// Renews the lease if it is due, then reads the change log after the position and reports
+    /// what other processes changed.
+    private func readOtherProcessesCommits() {
         let queued = watcher.withLock { watcher -> Bool in
             guard let watcher else { return false }
             // A failure (the store busy beyond the timeout, or damaged) is retried on the next

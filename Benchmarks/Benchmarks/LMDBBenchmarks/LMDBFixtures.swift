@@ -126,30 +126,31 @@ final class RawLMDBStore: @unchecked Sendable {
 
     /// Records a lease on the change log of the AnyDefaults store at `path` for a process that is
     /// not this one (key `0xFE "lease."` + origin, data: when it ends, both 8 bytes big-endian), as
-    /// a process watching the store holds. Only while no provider has the store open here.
+    /// a process watching the store holds (until 2100). Only while no provider has the store open
+    /// here.
     static func leaseToAnotherProcess(path: String) throws {
-        var env: OpaquePointer?
-        guard mdb_env_create(&env) == MDB_SUCCESS, let env else { throw Failure(code: -1) }
-        defer { mdb_env_close(env) }
-        var rc = mdb_env_open(env, path, 0, 0o600)
-        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
-        var txn: OpaquePointer?
-        rc = mdb_txn_begin(env, nil, 0, &txn)
-        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
-        var dbi: MDB_dbi = 0
-        rc = mdb_dbi_open(txn, nil, 0, &dbi)
-        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
         func bigEndian(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * Int64($0))) } }
-        var key = [0xFE] + Array("lease.".utf8) + bigEndian(42)
-        var end = bigEndian(4_102_444_800)  // 2100
-        key.withUnsafeMutableBytes { key in
-            end.withUnsafeMutableBytes { end in
+        try RawLMDBStore(path: path, noSync: false).put([0xFE] + Array("lease.".utf8) + bigEndian(42), bigEndian(4_102_444_800))
+    }
+
+    /// Stores `value` under `key` in its own write transaction.
+    func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(env, nil, 0, &txn)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        var key = key
+        var value = value
+        rc = key.withUnsafeMutableBytes { key in
+            value.withUnsafeMutableBytes { value in
                 var keyVal = MDB_val(mv_size: key.count, mv_data: key.baseAddress)
-                var data = MDB_val(mv_size: end.count, mv_data: end.baseAddress)
-                rc = mdb_put(txn, dbi, &keyVal, &data, 0)
+                var data = MDB_val(mv_size: value.count, mv_data: value.baseAddress)
+                return mdb_put(txn, dbi, &keyVal, &data, 0)
             }
         }
-        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        guard rc == MDB_SUCCESS else {
+            mdb_txn_abort(txn)
+            throw Failure(code: rc)
+        }
         rc = mdb_txn_commit(txn)
         guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
     }

@@ -108,3 +108,13 @@ package.targets.append(
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     )
 )
+
+// MARK: Changes from other processes (issue 11): delivery latency and idle cost, not a package-benchmark target.
+// Run: scripts/change-latency
+package.targets.append(
+    .executableTarget(
+        name: "ChangeLatency",
+        dependencies: [.product(name: "AnyDefaults", package: "AnyDefaults")],
+        path: "Benchmarks/ChangeLatency"
+    )
+)

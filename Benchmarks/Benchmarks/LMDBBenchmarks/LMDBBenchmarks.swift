@@ -47,6 +47,14 @@ let benchmarks: @Sendable () -> Void = {
                 try provider?.setValue(.int(fixtures.nextNumber()), forKey: "k")
             }
         }
+        // While another process watches the store, each write also logs the key it changed.
+        Benchmark("Write \(name): LMDBProvider.setValue, another process watching") { benchmark in
+            let fixtures = try slot.fixtures()
+            let provider = fixtures.watched[durability]
+            for _ in benchmark.scaledIterations {
+                try provider?.setValue(.int(fixtures.nextNumber()), forKey: "k")
+            }
+        }
     }
 
     // MARK: The same comparisons, paired

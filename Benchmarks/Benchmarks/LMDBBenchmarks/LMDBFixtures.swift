@@ -39,6 +39,9 @@ final class LMDBFixtures: Sendable {
 
     let directory: URL
     let providers: [LMDBProvider.Options.Durability: LMDBProvider]
+    /// Stores that another process watches (a lease on the change log is recorded), so that each
+    /// write also logs the key it changed.
+    let watched: [LMDBProvider.Options.Durability: LMDBProvider]
     let raw: [LMDBProvider.Options.Durability: RawLMDBStore]
     private let counter = Atomic<Int64>(0)
 
@@ -53,6 +56,7 @@ final class LMDBFixtures: Sendable {
         let seed = (0..<Self.keyCount).map { DefaultsChange.set("settings.\($0)", .int(Int64($0))) }
         var providers: [LMDBProvider.Options.Durability: LMDBProvider] = [:]
         var raw: [LMDBProvider.Options.Durability: RawLMDBStore] = [:]
+        var watched: [LMDBProvider.Options.Durability: LMDBProvider] = [:]
         for durability in [LMDBProvider.Options.Durability.synced, .noSync] {
             let name = durability == .synced ? "synced" : "nosync"
             let provider = try LMDBProvider(
@@ -62,13 +66,21 @@ final class LMDBFixtures: Sendable {
             let store = try RawLMDBStore(path: directory.appendingPathComponent("raw-\(name)").path, noSync: durability == .noSync)
             for index in 0..<Self.keyCount { store.write(key: "settings.\(index)", value: Int64(index)) }
             raw[durability] = store
+            let watchedPath = directory.appendingPathComponent("watched-\(name)").path
+            let seeding = try LMDBProvider(path: watchedPath, options: .init(durability: durability))
+            try seeding.apply(seed)
+            seeding.close()
+            try RawLMDBStore.leaseToAnotherProcess(path: watchedPath)
+            watched[durability] = try LMDBProvider(path: watchedPath, options: .init(durability: durability))
         }
         self.providers = providers
+        self.watched = watched
         self.raw = raw
     }
 
     func remove() {
         for provider in providers.values { provider.close() }
+        for provider in watched.values { provider.close() }
         try? FileManager.default.removeItem(at: directory)
     }
 }
@@ -110,6 +122,37 @@ final class RawLMDBStore: @unchecked Sendable {
     deinit {
         mdb_txn_abort(readTransaction)
         mdb_env_close(env)
+    }
+
+    /// Records a lease on the change log of the AnyDefaults store at `path` for a process that is
+    /// not this one (key `0xFE "lease."` + origin, data: when it ends, both 8 bytes big-endian), as
+    /// a process watching the store holds (until 2100). Only while no provider has the store open
+    /// here.
+    static func leaseToAnotherProcess(path: String) throws {
+        func bigEndian(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * Int64($0))) } }
+        try RawLMDBStore(path: path, noSync: false).put([0xFE] + Array("lease.".utf8) + bigEndian(42), bigEndian(4_102_444_800))
+    }
+
+    /// Stores `value` under `key` in its own write transaction.
+    func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(env, nil, 0, &txn)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        var key = key
+        var value = value
+        rc = key.withUnsafeMutableBytes { key in
+            value.withUnsafeMutableBytes { value in
+                var keyVal = MDB_val(mv_size: key.count, mv_data: key.baseAddress)
+                var data = MDB_val(mv_size: value.count, mv_data: value.baseAddress)
+                return mdb_put(txn, dbi, &keyVal, &data, 0)
+            }
+        }
+        guard rc == MDB_SUCCESS else {
+            mdb_txn_abort(txn)
+            throw Failure(code: rc)
+        }
+        rc = mdb_txn_commit(txn)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
     }
 
     /// The first byte of the value stored under `key`, read in the renewed read transaction.

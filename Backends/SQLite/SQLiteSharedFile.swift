@@ -46,6 +46,11 @@ final class SQLiteSharedFile: Sendable {
 
     private init() {}
 
+    /// Whether a connection of this process has the file `id` open.
+    static func isOpen(_ id: FileID) -> Bool {
+        open.withLock { $0[id]?.file != nil }
+    }
+
     /// The shared state of the file `id`, with `broadcaster` (one instance's) added to it.
     static func join(_ id: FileID, broadcaster: ChangeBroadcaster) -> SQLiteSharedFile {
         let file = open.withLock { open in

@@ -34,7 +34,10 @@ enum SQLiteStoreFile {
             guard access(absolute, R_OK | W_OK) == 0 else {
                 throw failure(errno, "The store file cannot be read and written", path: absolute)
             }
-            if info.st_size > 0 { try checkHeader(absolute) }
+            // Closing any descriptor of a file drops every POSIX lock this process holds on it,
+            // SQLite's included; so the header is read only while no connection of this process
+            // has the file open (the first one checked it).
+            if info.st_size > 0, !SQLiteSharedFile.isOpen(identity(info)) { try checkHeader(absolute) }
             return (absolute, identity(info))
         }
         guard errno == ENOENT else { throw failure(errno, "The store file cannot be examined", path: absolute) }

@@ -1,9 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The layout mirrors the architecture (see Docs/Architecture.md):
-// the core knows no backend, each backend is one target under Backends/,
-// and the conformance suite ships as a library of its own.
+// The layout mirrors the architecture (see Docs/Architecture.md): the core knows no backend, each
+// backend is one target under Backends/ (with its system-library shim beside it), the umbrella
+// registers them all, and the conformance suite ships as a library of its own.
 let package = Package(
     name: "AnyDefaults",
     // Synchronization.Mutex needs these Apple OS versions.
@@ -11,156 +11,95 @@ let package = Package(
     products: [
         .library(name: "AnyDefaultsCore", targets: ["AnyDefaultsCore"]),
         .library(name: "AnyDefaultsMemory", targets: ["AnyDefaultsMemory"]),
-        .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
+        .library(name: "AnyDefaultsJSONFile", targets: ["AnyDefaultsJSONFile"]),
+        .library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]),
+        .library(name: "AnyDefaultsSQLite", targets: ["AnyDefaultsSQLite"]),
+        .library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
+        .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Only the umbrella uses it, for its ConfigReader entry point.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        // Only the command-line tool uses it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        .target(name: "AnyDefaultsCore"),
+        // MARK: The framework
+        .target(name: "AnyDefaultsCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(
             name: "AnyDefaults",
             dependencies: [
-                "AnyDefaultsCore",
-                "AnyDefaultsMemory",
-                "AnyDefaultsJSONFile",
-                "AnyDefaultsUserDefaults",
-                "AnyDefaultsSQLite",
-                "AnyDefaultsLMDB",
+                "AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsJSONFile", "AnyDefaultsUserDefaults",
+                "AnyDefaultsSQLite", "AnyDefaultsLMDB",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
+        .executableTarget(
+            name: "AnyDefaultsCLI",
+            dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
 
         // MARK: Backends
         .target(name: "AnyDefaultsMemory", dependencies: ["AnyDefaultsCore"], path: "Backends/Memory"),
+        .target(name: "AnyDefaultsJSONFile", dependencies: ["AnyDefaultsCore"], path: "Backends/JSONFile"),
+        .target(name: "AnyDefaultsUserDefaults", dependencies: ["AnyDefaultsCore"], path: "Backends/UserDefaults"),
+        .systemLibrary(
+            name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "AnyDefaultsSQLite", dependencies: ["AnyDefaultsCore", "CSQLite"], path: "Backends/SQLite"),
+        .systemLibrary(
+            name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
 
-        // MARK: Tests
-        // Temporary directories and child processes, shared by the test targets.
+        // MARK: Test support: temporary directories, child processes
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Real second processes for the multi-process, permission and crash tests.
+        .executableTarget(name: "JSONFileTestChild", dependencies: ["AnyDefaultsJSONFile"], path: "Tests/Children/JSONFileTestChild"),
+        .executableTarget(
+            name: "UserDefaultsTestChild", dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore"],
+            path: "Tests/Children/UserDefaultsTestChild"
+        ),
+        .executableTarget(
+            name: "SQLiteTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite"], path: "Tests/Children/SQLiteTestChild"
+        ),
+        .executableTarget(name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"], path: "Tests/Children/LMDBTestChild"),
+        // Opens any store by configuration: writes, checks and hammers stores for the crash,
+        // concurrency and corruption tests, and writes for the cross-process change tests.
+        .executableTarget(name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
+        .executableTarget(name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
+
+        // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
+        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+        .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+        .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsUserDefaultsTests", dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsSQLiteTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite", "CSQLite", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsLMDBTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]),
         .testTarget(
             name: "AnyDefaultsTests",
             dependencies: ["AnyDefaults", "TestSupport", .product(name: "Configuration", package: "swift-configuration")]
         ),
-        .testTarget(
-            name: "AnyDefaultsTestingTests",
-            dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]
-        ),
+        .testTarget(name: "AnyDefaultsTestingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]
+            dependencies: [
+                "AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory", "AnyDefaultsJSONFile",
+                "AnyDefaultsUserDefaults", "AnyDefaultsSQLite", "AnyDefaultsLMDB",
+            ]
         ),
-
-        // MARK: Caching (issue 7)
-        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+        .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        .testTarget(name: "ExternalChangesTests", dependencies: ["AnyDefaults", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
-
-// MARK: Coder layer, typed keys and the Defaults facade
-// Kept as a separate block so parallel edits above merge cleanly.
-package.dependencies += [.package(url: "https://github.com/apple/swift-log", from: "1.16.2")]
-for target in package.targets where target.name == "AnyDefaultsCore" {
-    target.dependencies += [.product(name: "Logging", package: "swift-log")]
-}
-package.targets += [
-    .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
-]
-
-// MARK: JSON file backend (issue 5)
-package.products.append(.library(name: "AnyDefaultsJSONFile", targets: ["AnyDefaultsJSONFile"]))
-package.targets.append(contentsOf: [
-    .target(name: "AnyDefaultsJSONFile", dependencies: ["AnyDefaultsCore"], path: "Backends/JSONFile"),
-    // Runs writers in separate processes for the multi-process tests.
-    .executableTarget(
-        name: "JSONFileTestChild", dependencies: ["AnyDefaultsJSONFile"], path: "Tests/Children/JSONFileTestChild"),
-    .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),
-])
-package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsJSONFile")
-// MARK: UserDefaults backend (issue 6)
-package.products.append(.library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]))
-package.targets += [
-    .target(name: "AnyDefaultsUserDefaults", dependencies: ["AnyDefaultsCore"], path: "Backends/UserDefaults"),
-    .testTarget(
-        name: "AnyDefaultsUserDefaultsTests",
-        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore", "TestSupport"]
-    ),
-    // Runs provider and plain-Foundation operations in another process, with its own XDG_CONFIG_HOME.
-    .executableTarget(
-        name: "UserDefaultsTestChild",
-        dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore"],
-        path: "Tests/Children/UserDefaultsTestChild"
-    ),
-]
-// The conformance suite runs on the provider too.
-package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsUserDefaults")
-
-// MARK: SQLite backend (issue 3)
-package.products.append(.library(name: "AnyDefaultsSQLite", targets: ["AnyDefaultsSQLite"]))
-package.targets.append(contentsOf: [
-    .systemLibrary(
-        name: "CSQLite",
-        path: "Backends/CSQLite",
-        pkgConfig: "sqlite3",
-        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
-    ),
-    .target(name: "AnyDefaultsSQLite", dependencies: ["AnyDefaultsCore", "CSQLite"], path: "Backends/SQLite"),
-    // A real second process for the multi-process and permission tests.
-    .executableTarget(
-        name: "SQLiteTestChild",
-        dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite"],
-        path: "Tests/Children/SQLiteTestChild"
-    ),
-    .testTarget(
-        name: "AnyDefaultsSQLiteTests",
-        dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite", "CSQLite", "TestSupport"]
-    ),
-])
-// The conformance suite runs on SQLiteProvider too.
-if let conformance = package.targets.first(where: { $0.name == "ConformanceTests" }) {
-    conformance.dependencies.append("AnyDefaultsSQLite")
-}
-
-// MARK: Property wrappers, observation, snapshots, transactions (issue 10)
-// Kept as a separate block so parallel edits above merge cleanly.
-for target in package.targets where target.name == "AnyDefaults" {
-    target.dependencies += [.product(name: "Logging", package: "swift-log")]
-}
-package.targets += [
-    .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
-]
-
-// MARK: LMDB backend (issue 4): liblmdb through the CLMDB system-library shim
-package.products.append(.library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]))
-package.targets.append(contentsOf: [
-    .systemLibrary(
-        name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
-        providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
-    ),
-    .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
-    // Child processes for the multi-process tests.
-    .executableTarget(
-        name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"],
-        path: "Tests/Children/LMDBTestChild"
-    ),
-    .testTarget(
-        name: "AnyDefaultsLMDBTests",
-        dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]
-    ),
-])
-package.targets.first { $0.name == "ConformanceTests" }?.dependencies.append("AnyDefaultsLMDB")
-
-// MARK: Command-line tool (issue 12)
-package.dependencies.append(.package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"))
-package.targets += [
-    .executableTarget(
-        name: "AnyDefaultsCLI",
-        dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
-    ),
-    // Runs the built `anydefaults` executable as a child process.
-    .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
-]

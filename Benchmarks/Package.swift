@@ -120,6 +120,16 @@ package.targets.append(
     )
 )
 
+// MARK: Changes from other processes (issue 11): delivery latency and idle cost, not a package-benchmark target.
+// Run: scripts/change-latency
+package.targets.append(
+    .executableTarget(
+        name: "ChangeLatency",
+        dependencies: [.product(name: "AnyDefaults", package: "AnyDefaults")],
+        path: "Benchmarks/ChangeLatency"
+    )
+)
+
 // MARK: Benchmarks against the raw baselines (issue 13)
 package.targets += [
     // What the benchmarks and the probe share, without the benchmark tooling: the raw C baselines
@@ -148,7 +158,8 @@ package.targets += [
         path: "Support/BenchmarkProbe"
     ),
 ]
-// Every benchmark target uses the shared support (the probe does not: it runs without the tooling).
-for target in package.targets where target.type == .executable && target.name != "BenchmarkProbe" {
+// Every benchmark target uses the shared support (not the probe, which runs without the tooling,
+// nor ChangeLatency, which is not a package-benchmark target).
+for target in package.targets where target.type == .executable && !["BenchmarkProbe", "ChangeLatency"].contains(target.name) {
     target.dependencies += ["BenchmarkSupport", "BenchmarkData"]
 }

@@ -109,7 +109,8 @@ enum JSONFileDecoder {
                 if stack[parent].isArray {
                     stack[parent].array.append(finished)
                 } else if stack[parent].dictionary.updateValue(finished, forKey: key) != nil {
-                    throw duplicate(key, at: keyOffset)
+                    // A key inside a value is part of the value, which may be a secret: not named.
+                    throw duplicate(nil, at: keyOffset)
                 }
             }
             // The loop returns when the outermost container closes.
@@ -176,8 +177,9 @@ enum JSONFileDecoder {
                 return .container(Frame(members: members, isArray: false, offset: node.offset))
             case nil:
                 let known = JSONFileTag.allCases.map(\.rawValue).joined(separator: ", ")
+                // The member's name is not quoted: inside a value it is part of the value.
                 throw error(
-                    #"an object with one member whose name starts with '$' is a tagged value (\#(known)), and "\#(member.key)" is not one; write such a dictionary as {"$dict": {...}}"#,
+                    #"an object with one member whose name starts with '$' is a tagged value (\#(known)), and this name is not one; write such a dictionary as {"$dict": {...}}"#,
                     at: member.keyOffset)
             }
         }
@@ -198,8 +200,9 @@ enum JSONFileDecoder {
             return value
         }
 
-        func duplicate(_ key: String, at offset: Int) -> JSONFileParseError {
-            error("the key \"\(key)\" appears more than once in the same object", at: offset)
+        /// A key that appears twice in one object; `key` is named only for a store's own keys.
+        func duplicate(_ key: String?, at offset: Int) -> JSONFileParseError {
+            error("the key \(key.map { "\"\($0)\" " } ?? "")appears more than once in the same object", at: offset)
         }
 
         private func error(_ reason: String, at offset: Int) -> JSONFileParseError {

@@ -219,6 +219,8 @@ public final class JSONFileProvider: DefaultsProvider {
             DefaultsError(.invalidConfiguration, message, backend: backend, path: path)
         }
         guard !path.isEmpty else { throw invalid("The path of the settings file is empty.") }
+        // C calls end a path at its first NUL, which would quietly name another file.
+        guard !path.utf8.contains(0) else { throw invalid("The path of the settings file holds a NUL character.") }
         var absolute = (path as NSString).expandingTildeInPath
         if !absolute.hasPrefix("/") {
             absolute = FileManager.default.currentDirectoryPath + "/" + absolute

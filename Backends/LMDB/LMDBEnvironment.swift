@@ -25,16 +25,26 @@ final class LMDBEnvironment: Sendable {
     /// The canonical path of the store's directory.
     let path: String
     let dbi: MDB_dbi
-    private let handle: LMDBEnvironmentHandle
+    let handle: LMDBEnvironmentHandle
     private let gate = LMDBTransactionGate()
     private let maximumMapSize: Int
 
     /// Serialises this process's write transactions (LMDB also serialises them across processes)
-    /// and orders their change events. Holds whether `MDB_NOSYNC` is currently set.
-    private let writer: Mutex<Bool>
+    /// and orders their change events, also those read from the change log.
+    let writer: Mutex<WriterState>
+    /// The watch for other processes' commits, while there is one. Taken before `writer`.
+    let watching = Mutex<LMDBWatching?>(nil)
     /// The change broadcasters of the providers using this environment, by token, so that a write
     /// through one provider reaches the observers of the others as an external change.
-    private let listeners = Mutex<(nextToken: Int, broadcasters: [Int: ChangeBroadcaster])>((0, [:]))
+    let listeners = Mutex<(nextToken: Int, broadcasters: [Int: ChangeBroadcaster])>((0, [:]))
+
+    /// What the writer lock guards.
+    struct WriterState {
+        /// Whether `MDB_NOSYNC` is currently set.
+        var syncIsOff: Bool
+        /// The change-log position this process has accounted for, while it watches.
+        var logPosition: Int64?
+    }
 
     // MARK: Opening and closing
 
@@ -45,7 +55,7 @@ final class LMDBEnvironment: Sendable {
         let pageSize = Int(getpagesize())
         maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: pageSize)
         let noSync = options.durability == .noSync
-        writer = Mutex(noSync)
+        writer = Mutex(WriterState(syncIsOff: noSync))
 
         var pointer: OpaquePointer?
         var rc = mdb_env_create(&pointer)
@@ -84,9 +94,11 @@ final class LMDBEnvironment: Sendable {
         close()
     }
 
-    /// Closes the environment once the transactions under way have ended; later calls fail with
+    /// Stops watching for other processes' changes and closes the environment once the
+    /// transactions under way have ended; later calls fail with
     /// ``DefaultsError/Code-swift.struct/closed``.
     func close() {
+        stopWatching()
         gate.exclusive(closing: true) { pooled in
             for transaction in pooled { mdb_txn_abort(transaction) }
             mdb_env_close(handle.pointer)
@@ -104,13 +116,13 @@ final class LMDBEnvironment: Sendable {
         return dbi
     }
 
-    /// Checks the format marker, and writes it into a new, empty store.
+    /// Checks the format marker, writes it into a new, empty store, and brings an older store to
+    /// this format.
     private func prepareStore() throws(DefaultsError) {
-        let marked = try read { transaction throws(DefaultsError) in try transaction.checkFormatMarker() }
-        guard !marked else { return }
-        _ = try commitWithGrowth(estimatedSize: 0) { transaction throws(DefaultsError) in
+        let version = try read { transaction throws(DefaultsError) in try transaction.checkFormatMarker() }
+        guard version != LMDBKeyScheme.storeFormatVersion else { return }
+        try commitWithGrowth(estimatedSize: 0) { transaction throws(DefaultsError) in
             try transaction.markNewStore()
-            return []
         }
     }
 
@@ -193,39 +205,70 @@ final class LMDBEnvironment: Sendable {
     /// When the map is full the transaction is rolled back, the map grown and `body` run again, so
     /// `body` must compute everything from the transaction. `estimatedSize` (the bytes the changes
     /// add) guides the growth.
+    ///
+    /// Inside the transaction, if some other process watches the store, the keys that changed are
+    /// appended to the change log for it; and if this process watches too and anyone here observes,
+    /// what other processes logged since this process last looked is read first and reported
+    /// before this write's events, as `.external`.
     func write(
-        noSync: Bool, estimatedSize: Int, origin: Int,
+        noSync: Bool, estimatedSize: Int, origin: Int, scheme: LMDBKeyScheme,
         _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) {
-        let broadcasters = try writer.withLock { (syncIsOff: inout Bool) throws(DefaultsError) -> [ChangeBroadcaster] in
-            if syncIsOff != noSync {
+        let observed = listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) }
+        let broadcasters = try writer.withLock { (state: inout WriterState) throws(DefaultsError) -> [ChangeBroadcaster] in
+            if state.syncIsOff != noSync {
                 // Providers on one environment may differ in durability. Only this lock's holder
                 // commits, so the flag applies to exactly this provider's writes (readers never
                 // look at it).
                 let rc = mdb_env_set_flags(handle.pointer, UInt32(MDB_NOSYNC), noSync ? 1 : 0)
                 guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the durability", path: path) }
-                syncIsOff = noSync
+                state.syncIsOff = noSync
             }
-            let events = try commitWithGrowth(estimatedSize: estimatedSize, body)
-            guard !events.isEmpty else { return [] }
-            return listeners.withLock { listeners in
-                for (token, broadcaster) in listeners.broadcasters where broadcaster.hasObservers {
-                    let origin: DefaultsChangeEvent.Origin = token == origin ? .local : .external
-                    broadcaster.enqueue(events.lazy.map { event in
-                        var event = event
-                        event.origin = origin
-                        return event
-                    })
+            let position = observed ? state.logPosition : nil
+            let (earlier, events, logged) = try commitWithGrowth(estimatedSize: estimatedSize) {
+                transaction throws(DefaultsError) -> (ChangeLogCatchUp?, [DefaultsChangeEvent], Bool) in
+                let earlier = try position.map { position throws(DefaultsError) in
+                    try transaction.externalEvents(after: position, trusted: true, scheme: scheme)
                 }
-                return Array(listeners.broadcasters.values)
+                let events = try body(transaction)
+                let now = ChangeLog.now
+                guard !events.isEmpty, try transaction.isWatched(byOtherThan: ChangeLog.processOrigin, now: now) else {
+                    return (earlier, events, false)
+                }
+                try transaction.appendToLog(events.map(\.key), origin: ChangeLog.processOrigin, now: now)
+                return (earlier, events, true)
             }
+            if logged { ChangeLog.ringDoorbell(path: path + "/data.mdb") }
+            if let earlier, state.logPosition != nil { state.logPosition = earlier.end }
+            return enqueue(earlier?.events ?? [], events, from: origin)
         }
         for broadcaster in broadcasters { broadcaster.deliverPending() }
     }
 
-    private func commitWithGrowth(
-        estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
-    ) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    /// Queues `external` for every provider, then `events` for every provider: as `.local` for the
+    /// one of `origin`, as `.external` for the others. Returns every provider's broadcaster.
+    func enqueue(_ external: [DefaultsChangeEvent], _ events: [DefaultsChangeEvent], from origin: Int?) -> [ChangeBroadcaster] {
+        guard !external.isEmpty || !events.isEmpty else { return [] }
+        return listeners.withLock { listeners in
+            for (token, broadcaster) in listeners.broadcasters where broadcaster.hasObservers {
+                broadcaster.enqueue(external)
+                let origin: DefaultsChangeEvent.Origin = token == origin ? .local : .external
+                broadcaster.enqueue(events.lazy.map { event in
+                    var event = event
+                    event.origin = origin
+                    return event
+                })
+            }
+            return Array(listeners.broadcasters.values)
+        }
+    }
+
+    /// What a write read from the change log before its own changes.
+    private typealias ChangeLogCatchUp = (events: [DefaultsChangeEvent], end: Int64)
+
+    func commitWithGrowth<Result>(
+        estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> Result
+    ) throws(DefaultsError) -> Result {
         while true {
             try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
             var pointer: OpaquePointer?
@@ -238,20 +281,20 @@ final class LMDBEnvironment: Sendable {
                 }
                 throw DefaultsError.lmdb(rc, "begin a write transaction", path: path)
             }
-            let outcome: Result<[DefaultsChangeEvent], DefaultsError>
+            let outcome: Swift.Result<Result, DefaultsError>
             do throws(DefaultsError) {
-                let events = try body(LMDBTransaction(pointer: pointer, dbi: dbi, environment: self))
+                let result = try body(LMDBTransaction(pointer: pointer, dbi: dbi, environment: self))
                 let rc = mdb_txn_commit(pointer)  // frees the transaction, also when it fails
                 outcome = rc == MDB_SUCCESS
-                    ? .success(events) : .failure(DefaultsError.lmdb(rc, "commit the changes", path: path))
+                    ? .success(result) : .failure(DefaultsError.lmdb(rc, "commit the changes", path: path))
             } catch {
                 mdb_txn_abort(pointer)
                 outcome = .failure(error)
             }
             gate.leaveUnpooled()
             switch outcome {
-            case .success(let events):
-                return events
+            case .success(let result):
+                return result
             case .failure(let error) where error.isMapFull:
                 try growMap(by: estimatedSize, cause: error)
             case .failure(let error):

@@ -7,16 +7,25 @@ import Glibc
 import Darwin
 #endif
 
-/// Checks, when a store is opened, that its data file holds every page the store refers to.
+/// Checks, when a store is opened, that its data file holds every page the store refers to, and
+/// that those pages are structurally sound.
 ///
-/// LMDB reads pages through a memory map, so a page beyond the end of a truncated file would stop
-/// the process with `SIGBUS` on first access rather than return an error. Usually the check is one
-/// comparison: a file that reaches the last page in use holds every page. A file that ends before
-/// it can still be whole (pages freed in the transaction that allocated them are never written),
-/// so then the check reads the B-trees with `pread` and fails only if a page the store can reach
-/// lies beyond the end. That walk reads LMDB's on-disk format (data version 1, unchanged across
-/// the 0.9 series), documented in `mdb.c`.
+/// LMDB reads pages through a memory map and trusts them: a page beyond the end of a truncated
+/// file stops the process with `SIGBUS` on first access, and a damaged page (a leaf where a branch
+/// belongs, a node outside its page) makes liblmdb fail an assertion and abort. So the check reads
+/// the B-trees with `pread` first and rejects such files as `corrupted`: every page the store can
+/// reach must lie inside the file, sit at the depth its tree records (branches above, leaves at
+/// the bottom) and keep its nodes inside the page. Files up to ``fullCheckLimit`` are walked on
+/// every open (a settings store is small; the walk reads each page in use once); larger ones only
+/// when they end before the last page in use. A file that ends early can still be whole (pages
+/// freed in the transaction that allocated them are never written), so the walk fails only if a
+/// page the store can reach lies beyond the end. It reads LMDB's on-disk format (data version 1,
+/// unchanged across the 0.9 series), documented in `mdb.c`. Damage made while a store is open is
+/// not detected.
 enum LMDBFileCheck {
+    /// The largest data file walked on every open.
+    static let fullCheckLimit = 64 << 20
+
     static func verify(environment: OpaquePointer, path: String) throws(DefaultsError) {
         var fd: mdb_filehandle_t = -1
         var rc = mdb_env_get_fd(environment, &fd)
@@ -32,7 +41,7 @@ enum LMDBFileCheck {
 
         let pageSize = Int(statistics.ms_psize)
         let filePages = Int(status.st_size) / max(pageSize, 1)
-        if filePages > info.me_last_pgno { return }
+        if filePages > info.me_last_pgno, status.st_size > fullCheckLimit { return }
         var walk = LMDBPageWalk(fd: fd, pageSize: pageSize, filePages: filePages, path: path)
         _ = try walk.run()
     }
@@ -78,45 +87,60 @@ struct LMDBPageWalk {
         let first = try readMeta(0)
         let second = try readMeta(1)
         let meta = first.transaction < second.transaction ? second : first
+        // LMDB never allocates a page beyond the map its meta page records; a meta page that says
+        // otherwise is damaged (LMDB would refuse every transaction with MDB_MAP_RESIZED).
+        guard meta.lastPage < meta.mapSize / UInt64(pageSize) else {
+            throw damaged("The data file's meta page records more pages than its map holds.")
+        }
         lastPage = meta.lastPage
-        var pending = meta.roots.filter { $0 != invalidPage }
+        // Each page with its level in its tree (1 for the root) and the tree's depth.
+        var pending = meta.roots.filter { $0.root != invalidPage }.map { (page: $0.root, level: 1, depth: $0.depth) }
         var visited = 0
         var highest: UInt64 = 1
-        while let pageNumber = pending.popLast() {
+        while let (pageNumber, level, depth) = pending.popLast() {
             visited += 1
             guard visited <= filePages else { throw damaged("The data file's page tree has a cycle.") }
             try readPage(pageNumber)
             highest = max(highest, pageNumber)
             let flags = try uint16(at: word + 2)
-            if flags & Self.branchFlag != 0 {
-                try forEachNode { (offset: Int, nodeFlags: UInt16, _: Int) throws(DefaultsError) in
+            // Branches above, leaves at the bottom: liblmdb asserts this rather than checking it.
+            let isLeaf = flags & Self.leafFlag != 0
+            guard isLeaf != (flags & Self.branchFlag != 0), isLeaf == (level == depth), level <= depth else {
+                throw damaged("Page \(pageNumber) of the data file is not the kind of page its tree needs there.")
+            }
+            if !isLeaf {
+                try forEachNode(leaf: false) { (offset: Int, nodeFlags: UInt16, _: Int) throws(DefaultsError) in
                     let low = try uint16(at: offset), high = try uint16(at: offset + 2)
                     var child = UInt64(low) | UInt64(high) << 16
                     if word == 8 { child |= UInt64(nodeFlags) << 32 }
-                    pending.append(child)
+                    pending.append((child, level + 1, depth))
                 }
-            } else if flags & Self.leafFlag != 0 {
+            } else {
                 guard flags & Self.leaf2Flag == 0 else { continue }
                 var overflows: [UInt64] = []
-                try forEachNode { (offset: Int, nodeFlags: UInt16, keySize: Int) throws(DefaultsError) in
+                try forEachNode(leaf: true) { (offset: Int, nodeFlags: UInt16, keySize: Int) throws(DefaultsError) in
                     let dataOffset = offset + 8 + keySize
                     if nodeFlags & Self.bigDataNode != 0 {
                         overflows.append(try machineWord(at: dataOffset))
                     } else if nodeFlags & Self.subDatabaseNode != 0 {
-                        let root = try machineWord(at: dataOffset + 8 + 4 * word)
-                        if root != invalidPage { pending.append(root) }
+                        let database = try self.database(at: dataOffset)
+                        if database.root != invalidPage { pending.append((database.root, 1, database.depth)) }
                     }
                 }
                 for overflow in overflows { highest = max(highest, try checkOverflow(overflow)) }
-            } else {
-                throw damaged("Page \(pageNumber) of the data file is neither a branch nor a leaf.")
             }
         }
         return highest
     }
 
+    /// The root page and depth of the database record (`MDB_db`) at `offset` of the current page.
+    private func database(at offset: Int) throws(DefaultsError) -> (root: UInt64, depth: Int) {
+        (try machineWord(at: offset + 8 + 4 * word), Int(try uint16(at: offset + 6)))
+    }
+
     private struct Meta {
-        var roots: [UInt64]
+        var roots: [(root: UInt64, depth: Int)]
+        var mapSize: UInt64
         var lastPage: UInt64
         var transaction: UInt64
     }
@@ -128,9 +152,9 @@ struct LMDBPageWalk {
         }
         let databases = headerSize + 8 + 2 * word
         let databaseSize = 8 + 5 * word
-        let rootOffset = 8 + 4 * word
         return Meta(
-            roots: [try machineWord(at: databases + rootOffset), try machineWord(at: databases + databaseSize + rootOffset)],
+            roots: [try database(at: databases), try database(at: databases + databaseSize)],
+            mapSize: try machineWord(at: headerSize + 8 + word),
             lastPage: try machineWord(at: databases + 2 * databaseSize),
             transaction: try machineWord(at: databases + 2 * databaseSize + word))
     }
@@ -149,16 +173,28 @@ struct LMDBPageWalk {
         return number + count - 1
     }
 
-    /// Calls `body` with the offset, flags and key size of each node of the page in `page`.
+    /// Calls `body` with the offset, flags and key size of each node of the page in `page`, after
+    /// checking that the node, its key and (in a leaf) its data lie inside the page.
     private func forEachNode(
-        _ body: (_ offset: Int, _ flags: UInt16, _ keySize: Int) throws(DefaultsError) -> Void
+        leaf: Bool, _ body: (_ offset: Int, _ flags: UInt16, _ keySize: Int) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
         let lower = Int(try uint16(at: word + 4))
-        guard lower >= headerSize, lower <= pageSize else { throw damaged("A page of the data file is damaged.") }
+        let upper = Int(try uint16(at: word + 6))
+        guard lower >= headerSize, lower <= upper, upper <= pageSize else { throw damaged("A page of the data file is damaged.") }
         for index in 0..<(lower - headerSize) / 2 {
             let offset = Int(try uint16(at: headerSize + 2 * index))
-            guard offset >= lower, offset + 8 <= pageSize else { throw damaged("A page of the data file is damaged.") }
-            try body(offset, try uint16(at: offset + 4), Int(try uint16(at: offset + 6)))
+            guard offset >= upper, offset + 8 <= pageSize else { throw damaged("A page of the data file is damaged.") }
+            let flags = try uint16(at: offset + 4)
+            let keySize = Int(try uint16(at: offset + 6))
+            var end = offset + 8 + keySize
+            if leaf {
+                // The data: inline bytes, or an overflow page number for a big value.
+                let size = flags & Self.bigDataNode != 0
+                    ? word : Int(try uint16(at: offset)) | Int(try uint16(at: offset + 2)) << 16
+                end += size
+            }
+            guard end <= pageSize else { throw damaged("A page of the data file is damaged.") }
+            try body(offset, flags, keySize)
         }
     }
 

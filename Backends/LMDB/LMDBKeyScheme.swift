@@ -9,7 +9,8 @@
 ///   is a *bucket* holding the full key with its value record, so keys whose derived keys collide
 ///   share the bucket and stay distinct: reads match the full key, and ``LMDBProvider/keys()``
 ///   returns the full keys exactly.
-/// - Keys starting with `0xFE` are the store's own metadata (the format marker).
+/// - Keys starting with `0xFE` are the store's own metadata (the format marker, and from format 2
+///   the change log and the watchers' leases).
 ///
 /// `0xFE` and `0xFF` never occur in UTF-8, so the three kinds cannot be confused with one another.
 package struct LMDBKeyScheme: Sendable {
@@ -23,8 +24,12 @@ package struct LMDBKeyScheme: Sendable {
     static let metadataMarker: UInt8 = 0xFE
     /// The key of the format marker record, which says this LMDB database is an AnyDefaults store.
     static let formatMarkerKey: [UInt8] = [metadataMarker] + Array("anydefaults.format".utf8)
-    /// The version of the key scheme and record layout, kept in the format marker.
-    static let storeFormatVersion: UInt8 = 1
+    /// The version of the key scheme and record layout, kept in the format marker. Version 2 adds
+    /// the change log and the watchers' leases (metadata records, ``LMDBChangeLog``); a version-1
+    /// store is brought to version 2 when opened (only its marker changes).
+    static let storeFormatVersion: UInt8 = 2
+    /// The oldest format this library opens (and brings up to ``storeFormatVersion``).
+    static let oldestStoreFormatVersion: UInt8 = 1
 
     /// A hash every long key gets instead of its own, for tests that force collisions.
     let fixedHash: UInt64?

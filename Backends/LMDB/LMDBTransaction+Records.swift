@@ -142,30 +142,37 @@ extension LMDBTransaction {
         return values
     }
 
-    /// Removes every stored key, keeping the format marker; returns the keys removed.
+    /// Removes every stored key, keeping the metadata (the format marker, the change log and the
+    /// leases); returns the keys removed.
     func removeAllKeys(scheme: LMDBKeyScheme) throws(DefaultsError) -> [String] {
         let removed = try keys(scheme: scheme)
         guard !removed.isEmpty else { return [] }
-        try removeAllRecords()
-        try writeFormatMarker()
+        var records: [[UInt8]] = []
+        try forEach { key, _ in
+            if key.first != LMDBKeyScheme.metadataMarker { records.append(Array(key)) }
+        }
+        for record in records {
+            _ = try record.withBytes { record throws(DefaultsError) in try delete(record, for: nil) }
+        }
         return removed
     }
 
     // MARK: Format marker
 
     /// Checks that this database is an AnyDefaults store of a format this library reads; returns
-    /// whether it carries the format marker (a new store does not yet).
-    func checkFormatMarker() throws(DefaultsError) -> Bool {
+    /// the format its marker records, or `nil` for a new store without one.
+    func checkFormatMarker() throws(DefaultsError) -> UInt8? {
         let marker = try LMDBKeyScheme.formatMarkerKey.withBytes { key throws(DefaultsError) in
             try get(key, for: nil).map(Array.init)
         }
         switch marker {
-        case [LMDBKeyScheme.storeFormatVersion]?:
-            return true
+        case let marker? where marker.count == 1
+            && (LMDBKeyScheme.oldestStoreFormatVersion...LMDBKeyScheme.storeFormatVersion).contains(marker[0]):
+            return marker[0]
         case let marker? where marker.count == 1 && marker[0] > LMDBKeyScheme.storeFormatVersion:
             throw DefaultsError(
                 .incompatibleFormat,
-                "The store was written in AnyDefaults LMDB format \(marker[0]); this library reads format \(LMDBKeyScheme.storeFormatVersion).",
+                "The store was written in AnyDefaults LMDB format \(marker[0]); this library reads up to format \(LMDBKeyScheme.storeFormatVersion).",
                 backend: LMDBProvider.backend, path: path)
         case .some:
             throw DefaultsError(
@@ -177,14 +184,15 @@ extension LMDBTransaction {
                     "The LMDB database holds data that AnyDefaults did not write; it will not be changed.",
                     backend: LMDBProvider.backend, path: path)
             }
-            return false
+            return nil
         }
     }
 
-    /// Writes the format marker into a new store (in a write transaction), unless another process
-    /// has just done so.
+    /// Writes the format marker of this version into a new store, or into a store of an older
+    /// format (whose records this version reads as they are), in a write transaction, unless
+    /// another process has just done so.
     func markNewStore() throws(DefaultsError) {
-        if try !checkFormatMarker() { try writeFormatMarker() }
+        if try checkFormatMarker() != LMDBKeyScheme.storeFormatVersion { try writeFormatMarker() }
     }
 
     private func writeFormatMarker() throws(DefaultsError) {

@@ -72,22 +72,30 @@ struct LMDBTransaction {
     func forEach(
         _ body: (_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        var cursor: OpaquePointer?
-        var rc = mdb_cursor_open(pointer, dbi, &cursor)
-        guard rc == MDB_SUCCESS, let cursor else { throw DefaultsError.lmdb(rc, "list the keys", path: path) }
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var data = MDB_val()
-        var operation = MDB_FIRST
-        while true {
-            rc = mdb_cursor_get(cursor, &key, &data, operation)
-            if rc == MDB_NOTFOUND { return }
-            guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "list the keys", path: path) }
-            try body(
-                UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
-                UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
-            operation = MDB_NEXT
+        try withCursor(action: "list the keys") { cursor throws(DefaultsError) in
+            var key = MDB_val()
+            var data = MDB_val()
+            var operation = MDB_FIRST
+            while true {
+                let rc = mdb_cursor_get(cursor, &key, &data, operation)
+                if rc == MDB_NOTFOUND { return }
+                guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "list the keys", path: path) }
+                try body(
+                    UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+                    UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+                operation = MDB_NEXT
+            }
         }
+    }
+
+    /// Runs `body` with a cursor on the database, closed afterwards; `action` names what failed
+    /// if none can be opened.
+    func withCursor<T>(action: String, _ body: (OpaquePointer) throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+        var cursor: OpaquePointer?
+        let rc = mdb_cursor_open(pointer, dbi, &cursor)
+        guard rc == MDB_SUCCESS, let cursor else { throw DefaultsError.lmdb(rc, action, path: path) }
+        defer { mdb_cursor_close(cursor) }
+        return try body(cursor)
     }
 
     /// Removes every record.

@@ -10,8 +10,16 @@ final class SQLiteConnection {
     let path: String
     /// The store file's identity, which other instances on the same file share.
     let fileID: SQLiteSharedFile.FileID
+    /// This process's mark in the change log.
+    let origin = ChangeLog.processOrigin
     private var db: OpaquePointer?
     private var statements: Statements?
+    /// `PRAGMA data_version` as of this connection's last write transaction that read the change
+    /// log: while it stays the same, no other connection has committed, so the log holds nothing new.
+    private var logCheckedAtDataVersion: Int64 = -1
+    /// Rows the write statements changed themselves, since `ringingDoorbellIfLogged` began;
+    /// what the connection changed beyond them, its triggers wrote to the change log.
+    private var directChanges: Int64 = 0
     /// Where the busy handler keeps its clock; touched only by SQLite calls made under the lock.
     private let busyWait: UnsafeMutablePointer<SQLiteBusyWait>
 
@@ -23,7 +31,11 @@ final class SQLiteConnection {
         let keys: SQLiteStatement
         let all: SQLiteStatement
         let deleteAll: SQLiteStatement
+        let logRows: SQLiteStatement
+        let logEnd: SQLiteStatement
+        let dataVersion: SQLiteStatement
         let begin: SQLiteStatement
+        let beginRead: SQLiteStatement
         let commit: SQLiteStatement
         let rollback: SQLiteStatement
     }
@@ -64,6 +76,9 @@ final class SQLiteConnection {
         busyWait.deallocate()
     }
 
+    /// Whether the connection is open (not closed).
+    var isOpen: Bool { db != nil }
+
     /// Finalizes the statements and closes the connection; later calls fail with `.closed`.
     func close() {
         statements = nil
@@ -84,10 +99,7 @@ final class SQLiteConnection {
 
     /// Every stored key.
     func keys() throws(DefaultsError) -> [String] {
-        let statements = try open()
-        return try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
-            try storedKey(in: statement)
-        }
+        try storedKeys(with: open())
     }
 
     /// Every stored key with its value, read in one snapshot.
@@ -104,14 +116,21 @@ final class SQLiteConnection {
 
     /// Applies canonical, validated `changes` in one transaction and returns the events of the
     /// keys whose value changed; with `reportingEvents` false it skips comparing and returns none.
-    func apply(_ changes: [DefaultsChange], reportingEvents: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    ///
+    /// With a `logPosition` (this process watches the store and someone observes), the commits of
+    /// other processes logged after that position are read first, inside the transaction, and
+    /// returned as ``SQLiteCommitEvents/earlier``, with the position after them.
+    func apply(
+        _ changes: [DefaultsChange], reportingEvents: Bool, logPosition: Int64?
+    ) throws(DefaultsError) -> SQLiteCommitEvents {
         let statements = try open()
-        if changes.count == 1, !reportingEvents {
+        if changes.count == 1, !reportingEvents, logPosition == nil {
             // One statement commits atomically on its own: no BEGIN/COMMIT round trips.
-            _ = try write(changes[0], with: statements)
-            return []
+            try ringingDoorbellIfLogged { () throws(DefaultsError) in _ = try write(changes[0], with: statements) }
+            return SQLiteCommitEvents()
         }
-        return try transaction(with: statements, action: "Applying the changes") { () throws(DefaultsError) in
+        return try transaction(with: statements, action: "Applying the changes", logPosition: logPosition) {
+            () throws(DefaultsError) in
             var events: [DefaultsChangeEvent] = []
             for change in changes {
                 if reportingEvents, let value = change.value, try previousValue(change.key, with: statements) == value {
@@ -125,19 +144,66 @@ final class SQLiteConnection {
         }
     }
 
-    /// Removes every key and returns the events of the removed keys if `reportingEvents`.
-    func removeAll(reportingEvents: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    /// Removes every key and returns the events of the removed keys if `reportingEvents`;
+    /// `logPosition` as in ``apply(_:reportingEvents:logPosition:)``.
+    func removeAll(reportingEvents: Bool, logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents {
         let statements = try open()
-        guard reportingEvents else {
-            try check(statements.deleteAll.run(), action: "Removing all values")
-            return []
+        guard reportingEvents || logPosition != nil else {
+            try ringingDoorbellIfLogged { () throws(DefaultsError) in try deleteAll(with: statements) }
+            return SQLiteCommitEvents()
         }
-        return try transaction(with: statements, action: "Removing all values") { () throws(DefaultsError) in
-            let keys = try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
-                try storedKey(in: statement)
-            }
-            try check(statements.deleteAll.run(), action: "Removing all values")
+        return try transaction(with: statements, action: "Removing all values", logPosition: logPosition) {
+            () throws(DefaultsError) in
+            let keys = try storedKeys(with: statements)
+            try deleteAll(with: statements)
             return keys.map { DefaultsChangeEvent(key: $0, newValue: nil) }
+        }
+    }
+
+    /// Runs the write transaction `body` (which returns this commit's events), reading the other
+    /// processes' commits logged after `logPosition` first.
+    private func transaction(
+        with statements: Statements, action: String, logPosition: Int64?,
+        _ body: () throws(DefaultsError) -> [DefaultsChangeEvent]
+    ) throws(DefaultsError) -> SQLiteCommitEvents {
+        try ringingDoorbellIfLogged { () throws(DefaultsError) in
+            try transaction(with: statements, action: action) { () throws(DefaultsError) in
+                guard let logPosition else { return SQLiteCommitEvents(own: try body()) }
+                let version = try integer(from: statements.dataVersion, action: action)
+                guard version != logCheckedAtDataVersion else { return SQLiteCommitEvents(own: try body()) }
+                let (earlier, end) = try logEvents(after: logPosition, complete: true, with: statements)
+                logCheckedAtDataVersion = version
+                return SQLiteCommitEvents(earlier: earlier, own: try body(), logPosition: end)
+            }
+        }
+    }
+
+    /// Runs `write`, which commits, and if the change log's triggers wrote to the log meanwhile
+    /// (another process watches the store), wakes the watchers (`ChangeLog.ringDoorbell`).
+    private func ringingDoorbellIfLogged<T>(_ write: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+        let before = sqlite3_total_changes64(db)
+        directChanges = 0
+        let result = try write()
+        if sqlite3_total_changes64(db) - before > directChanges { ChangeLog.ringDoorbell(path: path) }
+        return result
+    }
+
+    private func deleteAll(with statements: Statements) throws(DefaultsError) {
+        try check(statements.deleteAll.run(), action: "Removing all values")
+        directChanges += sqlite3_changes64(db)
+    }
+
+    /// The integer in the first column of the one row `statement` returns.
+    func integer(from statement: SQLiteStatement, action: String) throws(DefaultsError) -> Int64 {
+        defer { statement.reset() }
+        let rc = statement.step()
+        guard rc == SQLITE_ROW else { throw error(rc, action: action) }
+        return statement.int64(column: 0)
+    }
+
+    func storedKeys(with statements: Statements) throws(DefaultsError) -> [String] {
+        try rows(of: statements.keys, action: "Listing the keys") { statement throws(DefaultsError) in
+            try storedKey(in: statement)
         }
     }
 
@@ -164,14 +230,16 @@ final class SQLiteConnection {
         }
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`, rolling back if anything fails.
+    /// Runs `body` inside `BEGIN IMMEDIATE` (or `beginning`) ... `COMMIT`, rolling back if
+    /// anything fails.
     ///
     /// `BEGIN IMMEDIATE` takes the write lock first (waiting in the busy handler), so that a
     /// transaction never has to upgrade a read lock, which SQLite could refuse without waiting.
     func transaction<Value>(
-        with statements: Statements, action: String, _ body: () throws(DefaultsError) -> Value
+        with statements: Statements, action: String, beginning: SQLiteStatement? = nil,
+        _ body: () throws(DefaultsError) -> Value
     ) throws(DefaultsError) -> Value {
-        try check(statements.begin.run(), action: action)
+        try check((beginning ?? statements.begin).run(), action: action)
         do throws(DefaultsError) {
             let result = try body()
             try check(statements.commit.run(), action: action)
@@ -189,18 +257,18 @@ final class SQLiteConnection {
 
     // MARK: Private
 
-    private func open() throws(DefaultsError) -> Statements {
+    func open() throws(DefaultsError) -> Statements {
         guard let statements else {
             throw DefaultsError(.closed, "The store was closed.", backend: SQLiteProvider.backend, path: path)
         }
         return statements
     }
 
-    private func check(_ rc: Int32, action: String, key: String? = nil) throws(DefaultsError) {
+    func check(_ rc: Int32, action: String, key: String? = nil) throws(DefaultsError) {
         guard rc == SQLITE_OK else { throw error(rc, action: action, key: key) }
     }
 
-    private func prepare(_ sql: String, persistent: Bool, action: String) throws(DefaultsError) -> SQLiteStatement {
+    func prepare(_ sql: String, persistent: Bool, action: String) throws(DefaultsError) -> SQLiteStatement {
         guard let db else {
             throw DefaultsError(.closed, "The store was closed.", backend: SQLiteProvider.backend, path: path)
         }
@@ -214,6 +282,8 @@ final class SQLiteConnection {
     private func prepareStatements() throws(DefaultsError) -> Statements {
         let action = "Preparing the store's statements"
         do throws(DefaultsError) {
+            // First the change log's triggers, which the writing statements then include.
+            for statement in SQLiteChangeLog.triggers(origin: origin) { try execute(statement, action: action) }
             let table = SQLiteSchema.table
             return Statements(
                 select: try prepare("SELECT type, value FROM \(table) WHERE key = ?1", persistent: true, action: action),
@@ -226,13 +296,18 @@ final class SQLiteConnection {
                 keys: try prepare("SELECT key FROM \(table)", persistent: true, action: action),
                 all: try prepare("SELECT key, type, value FROM \(table)", persistent: true, action: action),
                 deleteAll: try prepare("DELETE FROM \(table)", persistent: true, action: action),
+                logRows: try prepare(SQLiteChangeLog.rowsSQL, persistent: true, action: action),
+                logEnd: try prepare(SQLiteChangeLog.endSQL, persistent: true, action: action),
+                dataVersion: try prepare("PRAGMA data_version", persistent: true, action: action),
                 begin: try prepare("BEGIN IMMEDIATE", persistent: true, action: action),
+                beginRead: try prepare("BEGIN", persistent: true, action: action),
                 commit: try prepare("COMMIT", persistent: true, action: action),
                 rollback: try prepare("ROLLBACK", persistent: true, action: action))
         } catch {
             // The identity checks passed, so a missing table or column means a damaged schema.
             throw DefaultsError(
-                .corrupted, "The store's table '\(SQLiteSchema.table)' is missing or has the wrong columns.",
+                .corrupted,
+                "The store's tables '\(SQLiteSchema.table)', '\(SQLiteChangeLog.table)' and '\(SQLiteChangeLog.watchers)' are missing or have the wrong columns.",
                 backend: SQLiteProvider.backend, path: path, cause: error)
         }
     }
@@ -255,7 +330,7 @@ final class SQLiteConnection {
 
     /// The value a write would replace; a damaged one counts as absent, so that it can be
     /// overwritten (and the write reported) whether or not anyone observes.
-    private func previousValue(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
+    func previousValue(_ key: String, with statements: Statements) throws(DefaultsError) -> DefaultsValue? {
         do throws(DefaultsError) {
             return try read(key, with: statements)
         } catch where error.code == .corrupted {
@@ -276,10 +351,12 @@ final class SQLiteConnection {
             return statement.step()
         }
         guard rc == SQLITE_DONE else { throw error(rc, action: action, key: change.key) }
-        return sqlite3_changes(db) > 0
+        let changed = sqlite3_changes64(db)
+        directChanges += changed
+        return changed > 0
     }
 
-    private func rows<Row>(
+    func rows<Row>(
         of statement: SQLiteStatement, action: String, _ row: (SQLiteStatement) throws(DefaultsError) -> Row
     ) throws(DefaultsError) -> [Row] {
         defer { statement.reset() }

@@ -8,7 +8,8 @@ import Synchronization
 /// one process and between processes: every instance reads the file itself (nothing is cached),
 /// so a write made through one instance is seen at once by every other. The file uses SQLite's
 /// write-ahead log, so readers never wait for writers; writers queue behind each other for up to
-/// `busyTimeout` instead of failing with "database is locked".
+/// `busyTimeout` instead of failing with "database is locked". Observers hear of the changes
+/// other processes make too, key by key, in commit order (see ``observe(_:)``).
 ///
 /// ```swift
 /// let store = try SQLiteProvider(path: "/var/lib/myapp/settings.sqlite")
@@ -36,6 +37,7 @@ public final class SQLiteProvider: DefaultsProvider {
     public let path: String
     /// How far committed writes are protected.
     public let durability: Durability
+    private let busyTimeout: Duration
 
     // Mutex<SQLiteConnection> is Sendable without an @unchecked: the connection (and the C
     // pointers it holds) is handed to the Mutex on creation and reached only through withLock.
@@ -59,18 +61,23 @@ public final class SQLiteProvider: DefaultsProvider {
     public init(path: String, durability: Durability = .normal, busyTimeout: Duration = .seconds(5))
         throws(DefaultsError)
     {
-        let synchronous: StaticString = durability == .full ? "FULL" : "NORMAL"
+        let synchronous = Self.synchronous(durability)
         // Bounded, so that no deadline computed from it can overflow.
         let busyTimeout = min(max(busyTimeout, .zero), .seconds(365 * 86_400))
         let connection = try SQLiteConnection(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
         self.path = connection.path
         self.durability = durability
+        self.busyTimeout = busyTimeout
         sharedFile = SQLiteSharedFile.join(connection.fileID, broadcaster: broadcaster)
         self.connection = Mutex(connection)
     }
 
     deinit {
         sharedFile.leave(broadcaster)
+    }
+
+    private static func synchronous(_ durability: Durability) -> StaticString {
+        durability == .full ? "FULL" : "NORMAL"
     }
 
     /// Opens the store at the file `url`; see ``init(path:durability:busyTimeout:)``.
@@ -80,7 +87,7 @@ public final class SQLiteProvider: DefaultsProvider {
         try self.init(path: url.path, durability: durability, busyTimeout: busyTimeout)
     }
 
-    public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess] }
+    public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess, .externalChanges] }
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
@@ -114,8 +121,8 @@ public final class SQLiteProvider: DefaultsProvider {
 
     public func removeAll() throws(DefaultsError) {
         let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
-                try connection.removeAll(reportingEvents: reportingEvents)
+            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
+                try connection.removeAll(reportingEvents: reportingEvents, logPosition: logPosition)
             }
         }
         if queued { sharedFile.deliverPending() }
@@ -124,24 +131,38 @@ public final class SQLiteProvider: DefaultsProvider {
     /// Writes validated, canonical `changes` and reports them to every instance on the file.
     private func commit(_ changes: [DefaultsChange]) throws(DefaultsError) {
         let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents throws(DefaultsError) in
-                try connection.apply(changes, reportingEvents: reportingEvents)
+            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
+                try connection.apply(changes, reportingEvents: reportingEvents, logPosition: logPosition)
             }
         }
         if queued { sharedFile.deliverPending() }
     }
 
-    /// Reports changes made through this instance (origin `.local`) and through other instances
-    /// on the same file in this process (origin `.external`). Changes made by other processes are
-    /// read by every later call but not reported as events.
+    /// Reports changes made through this instance (origin `.local`), and with origin `.external`
+    /// those made through other instances on the same file in this process and by other processes
+    /// using this library.
+    ///
+    /// Other processes' changes are found through the store's change log, which records the keys
+    /// each commit changed while some other process watches the store: each key arrives once per
+    /// burst of commits, in the order of its last change, with the value it holds when the log is
+    /// read. On Linux a commit is noticed at once (inotify), elsewhere within 50 ms. The first
+    /// observer (a cache in front observes too) starts the watch, which takes a lease on the log,
+    /// one small write; the watch stops when the last instance on the file is closed or released.
+    /// Writes by other programs (the `sqlite3` shell) are not logged, so not reported.
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
-        broadcaster.observe(handler)
+        let observation = broadcaster.observe(handler)
+        if connection.withLock({ $0.isOpen }) {
+            sharedFile.watch(path: path, synchronous: Self.synchronous(durability), busyTimeout: busyTimeout)
+        }
+        return observation
     }
 
-    /// Closes the file now instead of when the provider is released. Later calls fail with
-    /// ``DefaultsError/Code-swift.struct/closed``; closing again does nothing.
+    /// Closes the file now instead of when the provider is released, and stops watching it for
+    /// other processes' changes if no other instance in this process has it open. Later calls fail
+    /// with ``DefaultsError/Code-swift.struct/closed``; closing again does nothing.
     public func close() {
         connection.withLock { $0.close() }
+        sharedFile.leave(broadcaster)
     }
 }
 

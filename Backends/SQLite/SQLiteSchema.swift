@@ -1,27 +1,32 @@
 import AnyDefaultsCore
 import CSQLite
 
-/// The layout of a store file and how it is recognised, created and (in later versions) migrated.
+/// The layout of a store file and how it is recognised, created and migrated.
 ///
 /// A store is an SQLite database in WAL mode whose header carries
 /// `PRAGMA application_id = 0x41446566` ("ADef", marking it as an AnyDefaults store) and
-/// `PRAGMA user_version` = the schema version, with one table:
+/// `PRAGMA user_version` = the schema version, with the table of values:
 ///
 /// ```sql
 /// CREATE TABLE defaults (key TEXT PRIMARY KEY NOT NULL, type TEXT NOT NULL, value) WITHOUT ROWID
 /// ```
 ///
+/// and, from version 2, the change log that lets other processes learn which keys changed
+/// (``SQLiteChangeLog``).
+///
 /// `value` has no declared type, so SQLite stores what is bound exactly as it is (no type
 /// affinity converts it). Opening a file never guesses: an empty database becomes a store; a store
-/// of this version opens; anything else (another application's database, a newer schema version)
-/// is an error and the file is left untouched.
+/// of this version opens; a version-1 store is migrated in one transaction; anything else (another
+/// application's database, a newer schema version) is an error and the file is left untouched.
 enum SQLiteSchema {
     /// The table that holds the values.
     static let table = "defaults"
     /// "ADef": marks the file as an AnyDefaults store.
     static let applicationID: Int32 = 0x4144_6566
     /// The schema version this library writes and reads.
-    static let version: Int32 = 1
+    static let version: Int32 = 2
+    /// The oldest schema version this library migrates.
+    static let oldestMigratable: Int32 = 1
 
     private static let createTable =
         "CREATE TABLE \(table) (key TEXT PRIMARY KEY NOT NULL, type TEXT NOT NULL, value) WITHOUT ROWID"
@@ -67,23 +72,33 @@ enum SQLiteSchema {
                     + "the file system may not support the shared memory it needs.",
                 backend: SQLiteProvider.backend, path: connection.path)
         }
-        if isNew { try create(connection) }
+        if isNew || identity.version < version { try createOrMigrate(connection) }
     }
 
     /// Reads the identity in one statement, so that it comes from one snapshot even while another
     /// process is creating the store.
     private static func read(_ connection: SQLiteConnection) throws(DefaultsError) -> Identity {
-        let identity = try connection.query(
-            """
-            SELECT (SELECT application_id FROM pragma_application_id),
-                   (SELECT user_version FROM pragma_user_version),
-                   (SELECT count(*) FROM sqlite_schema)
-            """, action: "Reading the store's header"
-        ) { statement in
-            Identity(
-                applicationID: Int32(truncatingIfNeeded: statement.int64(column: 0)),
-                version: Int32(truncatingIfNeeded: statement.int64(column: 1)),
-                schemaObjects: statement.int64(column: 2))
+        let identity: Identity?
+        do {
+            identity = try connection.query(
+                """
+                SELECT (SELECT application_id FROM pragma_application_id),
+                       (SELECT user_version FROM pragma_user_version),
+                       (SELECT count(*) FROM sqlite_schema)
+                """, action: "Reading the store's header"
+            ) { statement in
+                Identity(
+                    applicationID: Int32(truncatingIfNeeded: statement.int64(column: 0)),
+                    version: Int32(truncatingIfNeeded: statement.int64(column: 1)),
+                    schemaObjects: statement.int64(column: 2))
+            }
+        } catch where error.code == .internalError {
+            // The statement is fixed and valid, so a plain error here (SQLITE_ERROR, "unsupported
+            // file format") comes from the file's header: the file is damaged.
+            throw DefaultsError(
+                .corrupted,
+                "Reading the store's header failed: the file is damaged or of a format this SQLite cannot read. It was left as it is.",
+                backend: SQLiteProvider.backend, path: connection.path, cause: error.cause)
         }
         return identity ?? Identity(applicationID: 0, version: 0, schemaObjects: 0)
     }
@@ -103,28 +118,32 @@ enum SQLiteSchema {
                     + "this version reads up to \(version). It was left as it is.",
                 backend: SQLiteProvider.backend, path: path)
         }
-        // Versions below 1 were never written; a later version migrates older ones here.
-        guard identity.version == version else {
+        // Versions below 1 were never written; older ones this library knows are migrated.
+        guard identity.version >= oldestMigratable else {
             throw DefaultsError(
                 .corrupted, "The store records schema version \(identity.version), which no AnyDefaults wrote.",
                 backend: SQLiteProvider.backend, path: path)
         }
     }
 
-    /// Creates the table in a new file. Another process may be doing the same, so it checks again
-    /// inside the write transaction.
-    private static func create(_ connection: SQLiteConnection) throws(DefaultsError) {
-        let action = "Creating the store"
+    /// Creates the tables in a new file, or brings an older store to this version. Another process
+    /// may be doing the same, so it checks again inside the write transaction.
+    private static func createOrMigrate(_ connection: SQLiteConnection) throws(DefaultsError) {
+        let action = "Creating or migrating the store"
         try connection.execute("BEGIN IMMEDIATE", action: action)
         do throws(DefaultsError) {
             let identity = try read(connection)
             if identity.applicationID == 0, identity.schemaObjects == 0 {
                 try connection.execute(createTable, action: action)
                 try connection.execute("PRAGMA application_id = \(applicationID)", action: action)
-                try connection.execute("PRAGMA user_version = \(version)", action: action)
             } else {
                 try check(identity, path: connection.path)
             }
+            // Version 1 to 2: add the change log (the values are unchanged).
+            if identity.version < 2 {
+                for statement in SQLiteChangeLog.schema { try connection.execute(statement, action: action) }
+            }
+            try connection.execute("PRAGMA user_version = \(version)", action: action)
             try connection.execute("COMMIT", action: action)
         } catch {
             try? connection.execute("ROLLBACK", action: action)

@@ -15,6 +15,11 @@ struct SQLiteStatement {
         }
     }
 
+    /// Binds an integer.
+    func bind(_ value: Int64, to index: Int32) -> Int32 {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
     /// Binds a copy of the UTF-8 `text` (an empty text stays TEXT, not NULL).
     func bind(copyOfText text: UnsafeBufferPointer<UInt8>, to index: Int32) -> Int32 {
         guard let base = text.baseAddress, !text.isEmpty else { return bind(static: "", to: index) }

@@ -34,6 +34,10 @@ enum SQLiteStoreFile {
             guard access(absolute, R_OK | W_OK) == 0 else {
                 throw failure(errno, "The store file cannot be read and written", path: absolute)
             }
+            // Closing any descriptor of a file drops every POSIX lock this process holds on it,
+            // SQLite's included; so the header is read only while no connection of this process
+            // has the file open (the first one checked it).
+            if info.st_size > 0, !SQLiteSharedFile.isOpen(identity(info)) { try checkHeader(absolute) }
             return (absolute, identity(info))
         }
         guard errno == ENOENT else { throw failure(errno, "The store file cannot be examined", path: absolute) }
@@ -45,6 +49,33 @@ enum SQLiteStoreFile {
         }
         guard stat(absolute, &info) == 0 else { throw failure(errno, "The store file cannot be examined", path: absolute) }
         return (absolute, identity(info))
+    }
+
+    /// The 16 bytes every SQLite database file starts with.
+    static let header = Array("SQLite format 3\u{0}".utf8)
+
+    /// Rejects a non-empty file that does not start with SQLite's header. SQLite itself takes a
+    /// file shorter than its header (a store truncated to a few bytes) for an empty database, and
+    /// the store would then be created over it: the damage would pass for an empty store.
+    private static func checkHeader(_ path: String) throws(DefaultsError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno, "The store file cannot be read", path: path) }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: header.count)
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { throw failure(errno, "The store file cannot be read", path: path) }
+            if count == 0 { break }
+            filled += count
+        }
+        guard filled == header.count, bytes == header else {
+            throw DefaultsError(
+                .corrupted,
+                "The file is not an SQLite database: its header is missing or damaged. It was left as it is.",
+                backend: SQLiteProvider.backend, path: path)
+        }
     }
 
     private static func identity(_ info: stat) -> SQLiteSharedFile.FileID {

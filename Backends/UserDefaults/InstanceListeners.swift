@@ -49,7 +49,9 @@ final class InstanceListeners: Sendable {
         }
     }
 
-    /// The events that turn `old` into `new`, as seen from outside (``DefaultsChangeEvent/Origin-swift.enum/external``).
+    /// The events that turn `old` into `new`, as seen from outside (``DefaultsChangeEvent/Origin-swift.enum/external``),
+    /// in key order: a file replaced by another process does not tell in which order its keys
+    /// changed, and a fixed order makes what observers see repeatable.
     static func differences(from old: [String: DefaultsValue], to new: [String: DefaultsValue]) -> [DefaultsChangeEvent] {
         var events: [DefaultsChangeEvent] = []
         for (key, value) in new where old[key] != value {
@@ -58,6 +60,7 @@ final class InstanceListeners: Sendable {
         for key in old.keys where new[key] == nil {
             events.append(DefaultsChangeEvent(key: key, newValue: nil, origin: .external))
         }
+        events.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         return events
     }
 }

@@ -139,7 +139,16 @@ struct PropertyListFile: Sendable {
     /// Parses a property list whose top level must be a dictionary: binary property lists with
     /// ``BinaryPropertyListReader``, anything else (Foundation writes XML) with Foundation.
     static func parse(_ bytes: [UInt8]) -> Result<[String: PropertyListNode], DamageReason> {
-        if bytes.starts(with: BinaryPropertyListReader.magic), let root = try? BinaryPropertyListReader.read(bytes) {
+        // Binary property lists are read by BinaryPropertyListReader alone, also when it rejects
+        // them: Foundation on Linux crashes on some (a set inside one, found by Fuzz/FuzzPropertyList),
+        // and it takes every "bplist0?" version for binary.
+        if bytes.starts(with: Self.binaryPrefix) {
+            let root: PropertyListNode
+            do {
+                root = try BinaryPropertyListReader.read(bytes)
+            } catch {
+                return .failure(DamageReason(description: "it is a binary property list this library cannot read (\(error))"))
+            }
             guard case .dictionary(let dictionary) = root else {
                 return .failure(DamageReason(description: "its top level is not a dictionary"))
             }
@@ -164,6 +173,9 @@ struct PropertyListFile: Sendable {
         }
         return .success(dictionary)
     }
+
+    /// What every binary property list starts with, whatever its version.
+    static let binaryPrefix = Array("bplist".utf8)
 
     /// The whole content of the file at `path`.
     static func readAll(path: String) throws(SystemCallError) -> [UInt8] {

@@ -15,8 +15,8 @@ import Testing
         return false
     }
 
-    /// json: and userdefaults: report other processes' changes; sqlite: and lmdb: do not, and
-    /// watch reads them at an interval instead.
+    /// Every persistent backend on Linux reports other processes' changes, so watch prints the
+    /// provider's events.
     @Test(arguments: ["json", "userdefaults", "sqlite", "lmdb"])
     func watchPrintsOneLinePerChangeFromOtherProcessesUntilInterrupted(_ scheme: String) throws {
         try withTemporaryDirectory { directory in
@@ -43,11 +43,7 @@ import Testing
             let errors = watcher.finish()
             #expect(watcher.process.terminationReason == .exit)
             #expect(watcher.process.terminationStatus == 0)
-            if scheme == "sqlite" || scheme == "lmdb" {
-                #expect(errors.contains("not reported by this backend (\(scheme):); watching by reading the store"))
-            } else {
-                #expect(errors.isEmpty, "\(errors)")
-            }
+            #expect(errors.isEmpty, "\(errors)")
             #expect(watcher.lines.filter { !$0.hasPrefix("ready\t") } == expected)
         }
     }

@@ -58,7 +58,7 @@ import Testing
         Case(text: "{\"\": 1}", line: 1, column: 2, reason: "key must not be empty"),
         Case(text: "{\"a\": {\"x\": 1, \"x\": 2}}", line: 1, column: 16, reason: "appears more than once"),
         Case(text: "{\"a\": 9223372036854775808}", line: 1, column: 7, reason: "outside the 64-bit range"),
-        Case(text: "{\"a\": {\"$ref\": 1}}", line: 1, column: 8, reason: "\"$ref\" is not one"),
+        Case(text: "{\"a\": {\"$ref\": 1}}", line: 1, column: 8, reason: "this name is not one"),
         Case(text: "{\"a\": {\"$double\": \"NaN\"}}", line: 1, column: 19, reason: "$double takes"),
         Case(text: "{\"a\": {\"$double\": true}}", line: 1, column: 19, reason: "$double takes"),
         Case(text: "{\"a\": {\"$date\": \"2024-02-30T00:00:00Z\"}}", line: 1, column: 17, reason: "$date takes"),
@@ -66,7 +66,7 @@ import Testing
         Case(text: "{\"a\": {\"$data\": \"***\"}}", line: 1, column: 17, reason: "$data takes a base64 string"),
         Case(text: "{\"a\": {\"$data\": 12}}", line: 1, column: 17, reason: "$data takes a base64 string"),
         Case(text: "{\"a\": {\"$dict\": [1]}}", line: 1, column: 17, reason: "$dict takes an object"),
-        Case(text: "{\"a\": {\"$dict\": {\"$x\": {\"$y\": 1}}}}", line: 1, column: 25, reason: "\"$y\" is not one"),
+        Case(text: "{\"a\": {\"$dict\": {\"$x\": {\"$y\": 1}}}}", line: 1, column: 25, reason: "this name is not one"),
         Case(text: "{\n\t\"ключ\": [1,\n\t\t\"日本\", ]}", line: 3, column: 9, reason: "comma must not follow"),
     ]
 

@@ -170,7 +170,7 @@ import Darwin
         try withTemporaryDirectory { directory in
             let path = directory.path("store")
             try LMDBProvider(path: path).setValue(.int(1), forKey: "a")
-            try RawLMDB.put([(LMDBKeyScheme.formatMarkerKey, [2])], path: path)
+            try RawLMDB.put([(LMDBKeyScheme.formatMarkerKey, [LMDBKeyScheme.storeFormatVersion + 1])], path: path)
             let error = try #require(openingError(path))
             #expect(error.code == .incompatibleFormat)
         }

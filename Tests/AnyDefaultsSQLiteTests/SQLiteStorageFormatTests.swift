@@ -28,7 +28,7 @@ import TestSupport
             #expect(try raw.scalar("SELECT value FROM defaults WHERE key = 'int.max'") == "\(Int64.max)")
             #expect(try raw.scalar("SELECT value FROM defaults WHERE key = 'double.one'") == "1.0")
             #expect(try raw.scalar("PRAGMA application_id") == "\(SQLiteSchema.applicationID)")
-            #expect(try raw.scalar("PRAGMA user_version") == "1")
+            #expect(try raw.scalar("PRAGMA user_version") == "2")
             #expect(try raw.scalar("PRAGMA journal_mode") == "wal")
         }
     }
@@ -99,13 +99,13 @@ import TestSupport
         try withTemporaryDirectory { directory in
             let path = directory.path("store.sqlite")
             try SQLiteProvider(path: path).setValue(.string("kept"), forKey: "k")
-            try RawDatabase(path).query("PRAGMA user_version = 2")
+            try RawDatabase(path).query("PRAGMA user_version = 3")
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
             let error = #expect(throws: DefaultsError.self) { try SQLiteProvider(path: path) }
             #expect(error?.code == .incompatibleFormat)
             #expect(error?.path == path)
-            #expect(error.map { "\($0)".contains("version 2") } == true)
+            #expect(error.map { "\($0)".contains("version 3") } == true)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             #expect(try RawDatabase(path).scalar("SELECT type FROM defaults WHERE key = 'k'") == "string")
         }

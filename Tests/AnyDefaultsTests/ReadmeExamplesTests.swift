@@ -1,5 +1,7 @@
 import AnyDefaults
 import Foundation
+import Observation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -14,7 +16,36 @@ extension DefaultsKeys {
     static let readmeLayout = DefaultsKey<ReadmeLayout>("layout", default: ReadmeLayout(columns: 2, sidebar: true))
 }
 
+struct ReadmePlayerPreferences {
+    @Default("volume", store: Defaults(InMemoryProvider())) var volume = 0.5
+}
+
+final class ReadmePlayerSettings: DefaultsModel {
+    @Setting("volume") var volume = 0.5
+    @ObservableOnly var isScrubbing = false
+}
+
 @Suite struct ReadmeExamplesTests {
+    @Test func propertiesObservationTransactions() async throws {
+        let defaults = Defaults(InMemoryProvider())
+        #expect(ReadmePlayerPreferences().volume == 0.5)
+        let settings = ReadmePlayerSettings(store: defaults, prefix: "player.")
+        settings.volume = 0.7
+        #expect(defaults.double(forKey: "player.volume") == 0.7)
+
+        let fired = Mutex(false)
+        withObservationTracking { _ = defaults[.readmeVolume] } onChange: { fired.withLock { $0 = true } }
+        defaults.set("x", forKey: "other")
+        #expect(!fired.withLock { $0 })
+        try defaults.write { tx in tx[.readmeVolume] = 0.8 }
+        #expect(fired.withLock { $0 })
+        #expect(defaults.snapshot()[.readmeVolume] == 0.8)
+        for await volume in defaults.values(of: .readmeVolume) {
+            #expect(volume == 0.8)
+            break
+        }
+    }
+
     @Test func usingItInAnApp() throws {
         try withTemporaryDirectory { directory in
             let store = try ProviderRegistry.standard.makeProvider("json:\(directory.path)/myapp/settings.json")

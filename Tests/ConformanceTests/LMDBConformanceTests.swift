@@ -2,7 +2,7 @@ import AnyDefaultsLMDB
 import AnyDefaultsTesting
 import Testing
 
-private let lmdb = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess]) { storage in
+private let lmdb = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges]) { storage in
     try LMDBProvider(path: storage.directory.appendingPathComponent("store").path)
 }
 

@@ -2,7 +2,7 @@ import AnyDefaultsSQLite
 import AnyDefaultsTesting
 import Testing
 
-private let sqlite = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess]) { storage in
+private let sqlite = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges]) { storage in
     try SQLiteProvider(path: storage.directory.appendingPathComponent("store.sqlite").path)
 }
 

@@ -5,8 +5,11 @@ import Foundation
 public struct TemporaryDirectory: Sendable {
     public let url: URL
 
-    public init(prefix: String = "anydefaults-test") throws {
-        url = FileManager.default.temporaryDirectory
+    /// Creates the directory under the system's temporary directory, or under `parent` (for
+    /// example a tmpfs such as `/dev/shm`) when that is a writable directory.
+    public init(prefix: String = "anydefaults-test", under parent: String? = nil) throws {
+        let base = parent.flatMap { FileManager.default.isWritableFile(atPath: $0) ? URL(fileURLWithPath: $0) : nil }
+        url = (base ?? FileManager.default.temporaryDirectory)
             .appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }

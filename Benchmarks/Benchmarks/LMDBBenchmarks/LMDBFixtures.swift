@@ -1,12 +1,13 @@
 import AnyDefaultsCore
 import AnyDefaultsLMDB
-import Foundation
 import BenchmarkData
+import Foundation
 import Synchronization
 
 /// The stores the read, write and batch benchmarks use: for each sync setting, one opened through
-/// LMDBProvider (plain, and one through a cache) and one opened with the C API, each in its own
-/// directory (LMDB allows one environment per file per process), holding the same 1000 keys.
+/// LMDBProvider (plain, one through a cache, one that another process watches) and one opened
+/// with the C API, each in its own directory (LMDB allows one environment per file per process),
+/// holding the same 1000 keys.
 final class LMDBFixtures: Sendable {
     static let readKey = "settings.500"
     static let keyCount = 1000
@@ -15,6 +16,9 @@ final class LMDBFixtures: Sendable {
 
     let providers: [LMDBProvider.Options.Durability: LMDBProvider]
     let cached: [LMDBProvider.Options.Durability: CachingProvider<LMDBProvider>]
+    /// Stores that another process watches (a lease on the change log is recorded), so that each
+    /// write also logs the key it changed.
+    let watched: [LMDBProvider.Options.Durability: LMDBProvider]
     let raw: [LMDBProvider.Options.Durability: RawLMDBStore]
     /// Synced stores for batches.
     let batchProvider: LMDBProvider
@@ -36,6 +40,7 @@ final class LMDBFixtures: Sendable {
         var providers: [LMDBProvider.Options.Durability: LMDBProvider] = [:]
         var cached: [LMDBProvider.Options.Durability: CachingProvider<LMDBProvider>] = [:]
         var raw: [LMDBProvider.Options.Durability: RawLMDBStore] = [:]
+        var watched: [LMDBProvider.Options.Durability: LMDBProvider] = [:]
         for durability in [LMDBProvider.Options.Durability.synced, .noSync] {
             let name = durability == .synced ? "synced" : "nosync"
             providers[durability] = try provider("provider-\(name)", durability)
@@ -43,9 +48,14 @@ final class LMDBFixtures: Sendable {
             let store = try RawLMDBStore(path: directory.appendingPathComponent("raw-\(name)").path, noSync: durability == .noSync)
             store.write((0..<Self.keyCount).lazy.map { ("settings.\($0)", Int64($0)) })
             raw[durability] = store
+            let watchedPath = directory.appendingPathComponent("watched-\(name)").path
+            try provider("watched-\(name)", durability).close()
+            try RawLMDBStore.leaseToAnotherProcess(path: watchedPath)
+            watched[durability] = try LMDBProvider(path: watchedPath, options: .init(durability: durability))
         }
         self.providers = providers
         self.cached = cached
+        self.watched = watched
         self.raw = raw
         batchProvider = try provider("batch-provider", .synced)
         cachedBatch = try provider("batch-cached", .synced).cached()
@@ -54,6 +64,7 @@ final class LMDBFixtures: Sendable {
     deinit {
         for provider in providers.values { provider.close() }
         for cache in cached.values { cache.upstream.close() }
+        for provider in watched.values { provider.close() }
         batchProvider.close()
         cachedBatch.upstream.close()
     }

@@ -1,9 +1,9 @@
 import AnyDefaultsCore
 import AnyDefaultsLMDB
 import Benchmark
+import BenchmarkData
 import BenchmarkSupport
 import Foundation
-import BenchmarkData
 
 /// A store of `count` keys (``ScaleKeys``) written by LMDBProvider in one transaction, and, with
 /// `raw`, a store of the same keys (8-byte values) written with the C API in one transaction, in

@@ -6,9 +6,9 @@
 import AnyDefaultsCore
 import AnyDefaultsSQLite
 import Benchmark
+import BenchmarkData
 import BenchmarkSupport
 import Foundation
-import BenchmarkData
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: standardMetrics, timeUnits: .nanoseconds, maxDuration: .seconds(2))
@@ -53,11 +53,13 @@ let benchmarks: @Sendable () -> Void = {
         separate("Write \(name): raw C autocommit upsert", nil, raw)
         // With an observer the provider also reads the old value in the transaction, to report
         // only real changes; the cache observes its upstream, so the cached write is the observed
-        // write plus the cache's work.
+        // write plus the cache's work. While another process watches the store, each write also
+        // logs the key it changed, for that process (schema version 2's change log).
         let subjects: [(String, @Sendable (Fixtures) -> (any DefaultsProvider)?)] = [
             ("SQLiteProvider.setValue", { $0.providerWrite[durability] }),
             ("SQLiteProvider.setValue, observed", { $0.observedWrite[durability] }),
             ("cached SQLiteProvider.setValue", { $0.cachedWrite[durability] }),
+            ("SQLiteProvider.setValue, another process watching", { $0.watchedWrite[durability] }),
         ]
         for (title, pick) in subjects {
             let write: (Int) throws -> Void = { count in

@@ -1,13 +1,13 @@
 import AnyDefaultsCore
 import AnyDefaultsSQLite
 import Benchmark
-import Foundation
 import BenchmarkData
+import Foundation
 import Synchronization
 
-/// The small stores the read, write and batch benchmarks use: a provider (plain, observed or
-/// cached) and a raw connection per case, each on its own file created by SQLiteProvider, so the
-/// tables have the same shape.
+/// The small stores the read, write and batch benchmarks use: a provider (plain, observed, cached,
+/// or watched by another process) and a raw connection per case, each on its own file created by
+/// SQLiteProvider, so the tables have the same shape.
 final class Fixtures: Sendable {
     static let readKey = "settings.key.42"
     static let rawReadKey: StaticString = "settings.key.42"
@@ -23,6 +23,8 @@ final class Fixtures: Sendable {
     let providerWrite: [SQLiteProvider.Durability: SQLiteProvider]
     let observedWrite: [SQLiteProvider.Durability: SQLiteProvider]
     let cachedWrite: [SQLiteProvider.Durability: CachingProvider<SQLiteProvider>]
+    /// Stores that another process watches (a lease on the change log is recorded).
+    let watchedWrite: [SQLiteProvider.Durability: SQLiteProvider]
     let rawWrite: [SQLiteProvider.Durability: RawSQLite]
     let providerBatch: SQLiteProvider
     let cachedBatch: CachingProvider<SQLiteProvider>
@@ -57,20 +59,24 @@ final class Fixtures: Sendable {
         var providers: [SQLiteProvider.Durability: SQLiteProvider] = [:]
         var observed: [SQLiteProvider.Durability: SQLiteProvider] = [:]
         var cached: [SQLiteProvider.Durability: CachingProvider<SQLiteProvider>] = [:]
+        var watched: [SQLiteProvider.Durability: SQLiteProvider] = [:]
         var raws: [SQLiteProvider.Durability: RawSQLite] = [:]
         var observations: [DefaultsObservation] = []
         for durability in [SQLiteProvider.Durability.normal, .full] {
             providers[durability] = try store("write-provider-\(durability).sqlite", durability)
-            let watched = try store("write-observed-\(durability).sqlite", durability)
-            observations.append(watched.observe { blackHole($0) })
-            observed[durability] = watched
+            let observing = try store("write-observed-\(durability).sqlite", durability)
+            observations.append(observing.observe { blackHole($0) })
+            observed[durability] = observing
             cached[durability] = try store("write-cached-\(durability).sqlite", durability).cached()
+            watched[durability] = try store("write-watched-\(durability).sqlite", durability)
+            try RawSQLite.leaseToAnotherProcess(path: directory.appendingPathComponent("write-watched-\(durability).sqlite").path)
             raws[durability] = try raw("write-raw-\(durability).sqlite", durability)
-            for kind in ["provider", "observed", "cached", "raw"] { try warmUp("write-\(kind)-\(durability).sqlite") }
+            for kind in ["provider", "observed", "cached", "watched", "raw"] { try warmUp("write-\(kind)-\(durability).sqlite") }
         }
         providerWrite = providers
         observedWrite = observed
         cachedWrite = cached
+        watchedWrite = watched
         rawWrite = raws
         providerBatch = try store("batch-provider.sqlite", .normal)
         cachedBatch = try store("batch-cached.sqlite", .normal).cached()

@@ -1,9 +1,9 @@
 import AnyDefaultsCore
 import AnyDefaultsSQLite
 import Benchmark
+import BenchmarkData
 import BenchmarkSupport
 import Foundation
-import BenchmarkData
 
 /// A store of `count` keys (``ScaleKeys``), written by SQLiteProvider in one transaction,
 /// closed (which checkpoints the log into the file) and reopened.

@@ -44,6 +44,37 @@ public final class RawLMDBStore: @unchecked Sendable {
         mdb_env_close(env)
     }
 
+    /// Records a lease on the change log of the AnyDefaults store at `path` for a process that is
+    /// not this one (key `0xFE "lease."` + origin, data: when it ends, both 8 bytes big-endian), as
+    /// a process watching the store holds (until 2100). Only while no provider has the store open
+    /// here.
+    public static func leaseToAnotherProcess(path: String) throws {
+        func bigEndian(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * Int64($0))) } }
+        try RawLMDBStore(path: path, noSync: false).put([0xFE] + Array("lease.".utf8) + bigEndian(42), bigEndian(4_102_444_800))
+    }
+
+    /// Stores `value` under `key` in its own write transaction.
+    public func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(env, nil, 0, &txn)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+        var key = key
+        var value = value
+        rc = key.withUnsafeMutableBytes { key in
+            value.withUnsafeMutableBytes { value in
+                var keyVal = MDB_val(mv_size: key.count, mv_data: key.baseAddress)
+                var data = MDB_val(mv_size: value.count, mv_data: value.baseAddress)
+                return mdb_put(txn, dbi, &keyVal, &data, 0)
+            }
+        }
+        guard rc == MDB_SUCCESS else {
+            mdb_txn_abort(txn)
+            throw Failure(code: rc)
+        }
+        rc = mdb_txn_commit(txn)
+        guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
+    }
+
     /// The first byte of the value stored under `key`, read in the renewed read transaction.
     public func read(_ key: String) -> UInt8? {
         var key = key

@@ -49,6 +49,19 @@ public final class RawSQLite: @unchecked Sendable {
         sqlite3_close_v2(db)
     }
 
+    /// Records a lease on the store's change log for a process that is not this one, as a process
+    /// watching the store for changes holds while it runs: writes are logged from then on.
+    public static func leaseToAnotherProcess(path: String) throws {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
+            throw Failure(message: "open \(path)")
+        }
+        defer { sqlite3_close_v2(db) }
+        guard sqlite3_exec(db, "INSERT INTO watchers VALUES (42, 4102444800)", nil, nil, nil) == SQLITE_OK else {
+            throw Failure(message: String(cString: sqlite3_errmsg(db)))
+        }
+    }
+
     /// Commits more frames than the automatic checkpoint lets the log hold (1000 pages), without
     /// flushing, then checkpoints, so that later commits reuse the log from its start.
     public static func fillLog(path: String) throws {

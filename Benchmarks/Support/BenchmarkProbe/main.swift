@@ -14,8 +14,8 @@ import AnyDefaultsJSONFile
 import AnyDefaultsLMDB
 import AnyDefaultsMemory
 import AnyDefaultsSQLite
-import Foundation
 import BenchmarkData
+import Foundation
 
 extension DefaultsKeys {
     static let benchCount = DefaultsKey<Int>("count", default: 0)

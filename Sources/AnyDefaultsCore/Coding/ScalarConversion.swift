@@ -119,16 +119,23 @@ enum ScalarConversion {
         return uuid
     }
 
-    /// A Decimal is stored as its exact decimal string; numbers are read too.
+    /// A Decimal is stored as its exact decimal string (`"NaN"` for a NaN); numbers are read too.
     static func decimal(_ value: DefaultsValue) throws(ScalarMismatch) -> Decimal {
         switch value {
+        case .string("NaN"):
+            // What storedDecimal writes for Decimal.nan, which Decimal(string:) does not read.
+            return .nan
         case .string(let string):
             guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else {
                 throw mismatch(.invalidFormat, Decimal.self, value)
             }
             return decimal
         case .int(let int): return Decimal(int)
-        case .double(let double) where double.isFinite: return Decimal(double)
+        case .double(let double) where double.isFinite:
+            // Decimal(Double) gives NaN for magnitudes beyond Decimal's range (about 1e-128 to 1e127).
+            let decimal = Decimal(double)
+            guard !decimal.isNaN else { throw mismatch(.outOfRange, Decimal.self, value) }
+            return decimal
         default: throw mismatch(.wrongType, Decimal.self, value)
         }
     }

@@ -96,6 +96,10 @@ public final class ProviderRegistry: Sendable {
     public func validate(_ configuration: StoreConfiguration) throws(DefaultsError) -> StoreConfiguration {
         let entry = try self.entry(for: configuration.scheme)
         var configuration = configuration
+        // C calls end a path at its first NUL: "a.json\0b" would quietly name "a.json".
+        if configuration.location.utf8.contains(0) {
+            throw StoreConfiguration.error("\(entry.scheme): the location holds a NUL character, which no path or name can hold.")
+        }
         switch entry.location {
         case .none where !configuration.location.isEmpty:
             throw StoreConfiguration.error("\(entry.scheme): takes no location, but \"\(configuration.location)\" was given. Write \(entry.usage).")

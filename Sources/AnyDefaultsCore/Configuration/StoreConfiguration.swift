@@ -96,9 +96,14 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?%"))
         let valueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=?%+"))
-        var text = "\(scheme):" + (location.addingPercentEncoding(withAllowedCharacters: allowed) ?? location)
+        var path = location.addingPercentEncoding(withAllowedCharacters: allowed) ?? location
+        // A location that starts with "//" would read back as a host (or, with "///", lose a slash).
+        if path.hasPrefix("//") { path = "%2F" + path.dropFirst() }
+        var text = "\(scheme):" + path
+        // Names are escaped too: a name holding "&" or "=" would otherwise split differently.
         var items = options.sorted { $0.key < $1.key }.map {
-            "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? $0.value)"
+            "\($0.key.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? $0.key)="
+                + "\($0.value.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? $0.value)"
         }
         if !cache { items.append("cache=off") }
         if !items.isEmpty { text += "?" + items.joined(separator: "&") }

@@ -1,0 +1,255 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+
+/// The pieces a backend uses to tell other processes exactly which keys it changed, in commit
+/// order, through a change log kept in the store itself (the SQLite and LMDB backends do).
+///
+/// The scheme: a process that watches the store takes a *lease* (its ``processOrigin`` and an
+/// expiry time, stored in the store) and renews it while it watches. A writer, inside each write
+/// transaction, appends one entry per changed key (a sequence number one above the last, the key,
+/// its own origin, the time) — but only while some *other* process holds a lease, so a store no
+/// other process watches pays nothing. Old entries are pruned by the writers: every
+/// ``pruneInterval``th entry, those both ``keptEntries`` behind and older than ``keptSeconds``.
+/// A writer that logged entries rings the doorbell after its commit (``ringDoorbell(path:)``). A
+/// watcher remembers the last sequence number it accounted for (its position), and when the
+/// store's files change (``Watch``) reads the entries after it with ``read(_:after:skipping:)``.
+///
+/// ```swift
+/// let reading = ChangeLog.read(entries, after: position, skipping: ChangeLog.processOrigin)
+/// position = reading.end
+/// let keys = reading.complete ? reading.keys : everyStoredKey + reading.keys
+/// ```
+public enum ChangeLog {
+    /// The log keeps at least this many entries...
+    public static let keptEntries: Int64 = 1024
+    /// ...and every entry younger than this many seconds.
+    public static let keptSeconds: Int64 = 60
+    /// How often (in entries) old entries are pruned.
+    public static let pruneInterval: Int64 = 256
+    /// How long a watcher's lease lasts, in seconds; it is renewed every quarter of that.
+    public static let leaseSeconds: Int64 = 120
+
+    /// This process's mark in logs and leases: its process ID and random bits, so that a child
+    /// forked from it, or a process with the same ID in another PID namespace, has another.
+    public static var processOrigin: Int64 { Int64(getpid()) << 32 | Int64(processRandomBits) }
+    private static let processRandomBits = UInt32.random(in: 1...UInt32.max)
+
+    /// The current time as logs and leases keep it: whole seconds since 1970.
+    public static var now: Int64 { Int64(time(nil)) }
+
+    /// Wakes the watchers of the file at `path` (the ``Watch`` of other processes) by setting its
+    /// times to now. A writer calls it after a commit that wrote log entries: the writes of a
+    /// commit may wake a watcher before the commit is visible to readers (a descheduled writer, a
+    /// flush in between), and nothing else touches the files once it is.
+    ///
+    /// Setting the times costs about as much as a small write, so a process ringing often rings at
+    /// most once per ``doorbellInterval``: the first ring of a burst at once, then one more after
+    /// the interval for the commits in between. A failure is ignored: the next commit wakes the
+    /// watchers anyway.
+    public static func ringDoorbell(path: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let interval = UInt64(doorbellInterval.components.attoseconds / 1_000_000_000)
+        let action = doorbells.withLock { doorbells -> DoorbellAction in
+            var state = doorbells[path] ?? DoorbellState()
+            defer { doorbells[path] = state }
+            if state.trailingRingScheduled { return .none }
+            if now &- state.lastRing >= interval {
+                state.lastRing = now
+                return .now
+            }
+            state.trailingRingScheduled = true
+            if doorbells.count > 64 { doorbells = doorbells.filter { now &- $0.value.lastRing < interval } }
+            return .later
+        }
+        switch action {
+        case .none:
+            return
+        case .now:
+            _ = utimensat(AT_FDCWD, path, nil, 0)
+        case .later:
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(interval))) {
+                doorbells.withLock { $0[path] = DoorbellState(lastRing: DispatchTime.now().uptimeNanoseconds) }
+                _ = utimensat(AT_FDCWD, path, nil, 0)
+            }
+        }
+    }
+
+    /// How often ``ringDoorbell(path:)`` touches one file at most.
+    public static let doorbellInterval = Duration.milliseconds(1)
+
+    private struct DoorbellState {
+        var lastRing: UInt64 = 0
+        var trailingRingScheduled = false
+    }
+
+    private enum DoorbellAction { case none, now, later }
+
+    /// The doorbells rung by this process, by path.
+    private static let doorbells = Mutex<[String: DoorbellState]>([:])
+
+    /// One entry of a log.
+    public struct Entry: Sendable, Hashable {
+        public var sequence: Int64
+        public var key: String
+        public var origin: Int64
+
+        public init(sequence: Int64, key: String, origin: Int64) {
+            self.sequence = sequence
+            self.key = key
+            self.origin = origin
+        }
+    }
+
+    /// What a log tells a reader at some position.
+    public struct Reading: Sendable, Hashable {
+        /// The keys other processes changed after the position, each once, in the order of its
+        /// last change.
+        public var keys: [String]
+        /// False when entries after the position are gone (pruned before the reader read them,
+        /// or the log was emptied): then any stored key may have changed, beyond ``keys``.
+        public var complete: Bool
+        /// The reader's new position.
+        public var end: Int64
+
+        public init(keys: [String], complete: Bool, end: Int64) {
+            self.keys = keys
+            self.complete = complete
+            self.end = end
+        }
+
+        /// The `.external` events to report: one per key in ``keys`` with the value `value` reads
+        /// now, preceded, if the reading is not complete or `trusted` is false (the lease lapsed),
+        /// by one for every key in `storedKeys` (all keys stored now), since any may have changed.
+        public func events(
+            trusted: Bool = true, storedKeys: () throws(DefaultsError) -> [String],
+            value: (String) throws(DefaultsError) -> DefaultsValue?
+        ) throws(DefaultsError) -> [DefaultsChangeEvent] {
+            var keys = keys
+            if !complete || !trusted {
+                let logged = Set(keys)
+                keys = try storedKeys().filter { !logged.contains($0) } + keys
+            }
+            var events: [DefaultsChangeEvent] = []
+            events.reserveCapacity(keys.count)
+            for key in keys {
+                events.append(DefaultsChangeEvent(key: key, newValue: try value(key), origin: .external))
+            }
+            return events
+        }
+    }
+
+    /// Reads `entries`, in ascending order: the entry at `position` if it is still there, every
+    /// later one, or, when the log's newest entry is older than the position (the log was emptied
+    /// and restarted), that entry alone. Entries of `origin` (the reader's own) are left out.
+    public static func read(_ entries: [Entry], after position: Int64, skipping origin: Int64) -> Reading {
+        guard let first = entries.first, let last = entries.last else {
+            // Pruning keeps the newest entry, so a log that is empty after a reader saw entries was
+            // emptied by hand: what was in it is unknown.
+            return Reading(keys: [], complete: position == 0, end: 0)
+        }
+        let complete = first.sequence == position || first.sequence == position + 1
+        var lastChange: [String: Int] = [:]
+        for (index, entry) in entries.enumerated()
+        where (entry.sequence > position || !complete) && entry.origin != origin && !entry.key.isEmpty {
+            lastChange[entry.key] = index
+        }
+        let keys = lastChange.sorted { $0.value < $1.value }.map(\.key)
+        return Reading(keys: keys, complete: complete, end: last.sequence)
+    }
+
+    /// A watcher's lease as it knows it: when it ends, and whether it lapsed (the process was
+    /// suspended, or could not renew it in time), in which case other processes may have committed
+    /// changes without logging them and the next reading counts as incomplete.
+    public struct Lease: Sendable, Hashable {
+        /// When the lease ends, in ``ChangeLog/now`` seconds.
+        public private(set) var end: Int64
+        /// Whether the lease lapsed since the log was last read.
+        public var lapsed = false
+
+        /// A lease just taken at `now`, until `now + leaseSeconds`.
+        public init(takenAt now: Int64) {
+            end = now + leaseSeconds
+        }
+
+        /// Renews the lease through `renew` (given the new end) once a quarter of it has passed,
+        /// and notes whether it had lapsed. Writers compare leases with whole seconds of their own
+        /// clock, so a lease within a second of its end counts as lapsed.
+        public mutating func keep(now: Int64 = ChangeLog.now, renew: (Int64) throws(DefaultsError) -> Void) throws(DefaultsError) {
+            guard now >= end - leaseSeconds * 3 / 4 else { return }
+            let hadLapsed = now + 1 >= end
+            try renew(now + leaseSeconds)
+            end = now + leaseSeconds
+            if hadLapsed { lapsed = true }
+        }
+    }
+
+    /// What wakes a watcher: a ``FileChangeMonitor`` on the files every commit writes (inotify on
+    /// Linux; a `stat` poll elsewhere, or where inotify is refused), and a timer every quarter of
+    /// the lease, for renewing it. Nothing runs while nothing is written, but the timer.
+    ///
+    /// The changes of a burst of commits (this process's own included, which wake it too) are
+    /// gathered for ``settleDelay`` into one call, so that a process writing quickly does not pay
+    /// for a reading of the log per commit.
+    public final class Watch: Sendable {
+        /// How long changes are gathered before `onChange` runs.
+        public static let settleDelay = DispatchTimeInterval.milliseconds(1)
+
+        private let monitor: FileChangeMonitor
+        private let timer: Mutex<(any DispatchSourceTimer)?>
+
+        /// Starts watching `files` (their directories must exist): `onChange` after each burst of
+        /// changes, `onTimer` every quarter of the lease, both on one private serial queue.
+        public init(
+            files: [String], backend: String, onChange: @escaping @Sendable () -> Void,
+            onTimer: @escaping @Sendable () -> Void
+        ) throws(DefaultsError) {
+            let queue = DispatchQueue(label: "AnyDefaults.ChangeLog.Watch")
+            let pending = Pending()
+            let gathered: @Sendable () -> Void = {
+                guard !pending.scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                queue.asyncAfter(deadline: .now() + Self.settleDelay) {
+                    // Cleared first: a change from here on schedules another call.
+                    pending.scheduled.store(false, ordering: .releasing)
+                    onChange()
+                }
+            }
+            do {
+                monitor = try FileChangeMonitor(watching: files, backend: backend, onChange: gathered)
+            } catch {
+                // Out of inotify watches, for example: a `stat` poll still notices every commit.
+                monitor = try FileChangeMonitor(
+                    watching: files, strategy: .polling(interval: .milliseconds(100)), backend: backend, onChange: gathered)
+            }
+            let period = DispatchTimeInterval.seconds(Int(leaseSeconds / 4))
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + period, repeating: period, leeway: .seconds(5))
+            timer.setEventHandler(handler: onTimer)
+            timer.resume()
+            self.timer = Mutex(timer)
+        }
+
+        /// Stops both. A call already queued may still arrive. Calling it again does nothing.
+        public func cancel() {
+            let current = timer.withLock { timer in
+                defer { timer = nil }
+                return timer
+            }
+            current?.cancel()
+            monitor.cancel()
+        }
+
+        deinit { cancel() }
+
+        /// Whether a call of `onChange` is scheduled.
+        private final class Pending: Sendable {
+            let scheduled = Atomic<Bool>(false)
+        }
+    }
+}

@@ -119,7 +119,10 @@ enum AtomicFile {
 
     /// The last component of `path`.
     static func name(of path: String) -> String {
-        path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? ""
+        var trimmed = Substring(path)
+        while trimmed.utf8.last == UInt8(ascii: "/") { trimmed.removeLast() }
+        guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return String(trimmed) }
+        return String(trimmed[trimmed.utf8.index(after: slash)...])
     }
 
     /// The directory part of an absolute `path`.

@@ -121,6 +121,8 @@ enum JSONFileEncoder {
     /// Members in file order: by the UTF-8 bytes of their keys, which is stable across platforms
     /// and what a reader scanning the file expects.
     private static func sorted(_ dictionary: [String: DefaultsValue]) -> [(key: String, value: DefaultsValue)] {
-        dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        // Sorting the keys alone and looking the values up is cheaper than sorting the pairs,
+        // whose every move copies a value.
+        dictionary.keys.sorted { $0.utf8Precedes($1) }.compactMap { key in dictionary[key].map { (key, $0) } }
     }
 }

@@ -188,7 +188,7 @@ public final class JSONFileProvider: DefaultsProvider {
 
     public func removeAll() throws(DefaultsError) {
         try store.update(from: instance, options: options) { values in
-            ([:], values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            ([:], values.keys.sorted { $0.utf8Precedes($1) }
                 .map { DefaultsChangeEvent(key: $0, newValue: nil) })
         }
     }

@@ -153,7 +153,7 @@ final class JSONFileStore: Sendable {
             for (key, value) in contents.values where memory.values[key] == nil {
                 events.append(DefaultsChangeEvent(key: key, newValue: value, origin: .external))
             }
-            events.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            events.sort { $0.key.utf8Precedes($1.key) }
             memory.values = contents.values
             Self.enqueue(events, from: nil, in: memory)
             return Outcome(broadcasters: broadcasters, recovery: contents.recovery)

@@ -73,7 +73,7 @@ enum SQLiteContainerCodec {
         case .dictionary(let entries):
             bytes.append(Tag.dictionary.rawValue)
             appendVarint(UInt64(entries.count), to: &bytes)
-            for (key, item) in entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for (key, item) in entries.sorted(by: { $0.key.utf8Precedes($1.key) }) {
                 appendCounted(key.utf8, to: &bytes)
                 append(item, to: &bytes)
             }

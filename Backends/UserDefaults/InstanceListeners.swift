@@ -60,7 +60,7 @@ final class InstanceListeners: Sendable {
         for key in old.keys where new[key] == nil {
             events.append(DefaultsChangeEvent(key: key, newValue: nil, origin: .external))
         }
-        events.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        events.sort { $0.key.utf8Precedes($1.key) }
         return events
     }
 }

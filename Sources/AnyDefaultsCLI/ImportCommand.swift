@@ -36,7 +36,7 @@ struct ImportCommand: ParsableCommand {
                 throw CommandFailure(ExitStatus.dataError, "\(file) is not a valid \(format.rawValue) export: \(error.message)\(error.key.map { " (key: \($0.debugDescription))" } ?? "")")
             }
             let configuration = try store.configuration()
-            let provider = try StoreOptions.open(configuration)
+            let provider = try StoreOptions.openForCommand(configuration)
             var changes: [DefaultsChange] = []
             if replace {
                 progress.show("listing the keys of \(configuration)")

@@ -27,10 +27,10 @@ struct MigrateCommand: ParsableCommand {
                 throw CommandFailure(ExitStatus.usage, "the source and the destination are the same store (\(source))")
             }
             progress.show("reading \(source)")
-            let sourceProvider = try StoreOptions.open(source)
+            let sourceProvider = try StoreOptions.openForCommand(source)
             let values = try sourceProvider.allValues()
             progress.show("writing \(values.count) keys to \(destination) in one batch")
-            try StoreOptions.open(destination).apply(values.sorted { $0.key < $1.key }.map { .set($0.key, $0.value) })
+            try StoreOptions.openForCommand(destination).apply(values.sorted { $0.key < $1.key }.map { .set($0.key, $0.value) })
             var left = 0
             if move {
                 progress.show("removing \(values.count) keys from \(source)")

@@ -24,7 +24,7 @@ struct ReadCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try reportingErrors { try store.configuration() }
-        let provider = try reportingErrors { try StoreOptions.open(configuration) }
+        let provider = try reportingErrors { try StoreOptions.openForCommand(configuration) }
         guard let key else {
             let values = try reportingErrors { try provider.allValues() }
             Console.write(ExactJSON.data(from: values))

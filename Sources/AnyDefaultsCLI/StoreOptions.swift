@@ -32,9 +32,20 @@ struct StoreOptions: ParsableArguments {
         return StoreConfiguration(scheme: "sqlite", location: base + "/anydefaults/defaults.sqlite").resolvedPath
     }
 
-    /// Opens the store.
+    /// Opens the store for one command, without a cache (see ``openForCommand(_:)``).
     func open() throws(DefaultsError) -> any DefaultsProvider {
-        try Self.open(configuration())
+        try Self.openForCommand(configuration())
+    }
+
+    /// Opens a store for a command that reads or writes a few keys and exits: without the cache
+    /// the configuration may ask for (`cache=on` is the default). A cache pays off over many
+    /// reads in one long-lived process; here it would only observe the store, and observing a
+    /// SQLite or LMDB store registers this process as a watcher, a write that a command such as
+    /// `read` must not make.
+    static func openForCommand(_ configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider {
+        var configuration = configuration
+        configuration.cache = false
+        return try open(configuration)
     }
 
     /// Opens the store `configuration` names, creating the default store's directory (private

@@ -137,4 +137,29 @@ import Testing
             #expect(try cli.succeed(["read", "k", "--store", cli.json()]).standardOutput == "\"1\"\n")
         }
     }
+
+    /// Reading commands leave the store's files as they were: they open it without a cache, so
+    /// nothing observes it and no SQLite or LMDB watcher registration (a write) is made.
+    @Test(arguments: [("sqlite", "store.sqlite", "store.sqlite"), ("lmdb", "store.lmdb", "store.lmdb/data.mdb")])
+    func readingCommandsWriteNothing(scheme: String, location: String, dataFile: String) throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let store = "\(scheme):" + cli.path(location)
+            try cli.succeed(["--store", store, "write", "theme", "dark"])
+            func state() throws -> (bytes: Data, modified: Date?) {
+                // Bytes alone miss a row written and deleted again; the modification time does not.
+                let path = cli.path(dataFile)
+                return (try Data(contentsOf: URL(fileURLWithPath: path)),
+                        try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+            }
+            let before = try state()
+            #expect(try cli.succeed(["--store", store, "read", "theme"]).standardOutput == "\"dark\"\n")
+            try cli.succeed(["--store", store, "read"])
+            try cli.succeed(["--store", store, "keys"])
+            try cli.succeed(["--store", store, "export"])
+            let after = try state()
+            #expect(after.bytes == before.bytes, "\(scheme): a reading command changed \(dataFile)")
+            #expect(after.modified == before.modified, "\(scheme): a reading command wrote \(dataFile)")
+        }
+    }
 }

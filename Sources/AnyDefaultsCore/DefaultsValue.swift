@@ -65,7 +65,7 @@ extension DefaultsValue: Hashable {
     }
 
     @inline(__always)
-    private static func canonicalBits(_ v: Double) -> UInt64 {
+    static func canonicalBits(_ v: Double) -> UInt64 {
         v.isNaN ? Double.nan.bitPattern : v.bitPattern
     }
 }

@@ -48,7 +48,8 @@ extension Array: DefaultsSerializable where Element: DefaultsSerializable {
     public static var cachesDecodedValue: Bool { true }
 }
 
-/// Stored as an `.array` in no particular order; duplicates in the stored array collapse.
+/// Stored as an `.array` in one fixed order (whatever the set's iteration order, so equal sets
+/// store equal values); duplicates in the stored array collapse.
 extension Set: DefaultsSerializable where Element: DefaultsSerializable {
     public init(defaultsValue: DefaultsValue) throws(DefaultsError) {
         guard case .array(let items) = defaultsValue else {
@@ -58,7 +59,7 @@ extension Set: DefaultsSerializable where Element: DefaultsSerializable {
     }
 
     public var defaultsValue: DefaultsValue {
-        get throws(DefaultsError) { .array(try [Element].stored(self)) }
+        get throws(DefaultsError) { .array(try [Element].stored(self).sorted { $0.storagePrecedes($1) }) }
     }
 
     public static var cachesDecodedValue: Bool { true }

@@ -17,6 +17,9 @@ final class EncodingNode {
     var single = EncodedSlot.null
     var keyed: [String: EncodedSlot] = [:]
     var unkeyed: [EncodedSlot] = []
+    /// Whether the elements of an unkeyed container come in no meaningful order (a `Set`): they
+    /// are then stored sorted, so that equal sets encode to equal values.
+    var isUnordered = false
     /// A misuse found while encoding where no error can be thrown (a container of a second
     /// shape, a container nested too deeply); thrown when the value is finished.
     var problem: (message: String, path: [any CodingKey])?
@@ -92,6 +95,7 @@ struct ValueEncoder: Encoder {
         }
         let node = EncodingNode()
         try value.encode(to: child(node, at: key))
+        node.isUnordered = value is any UnorderedCollection
         return node.slot
     }
 
@@ -177,7 +181,14 @@ enum EncodedTree {
                 }
                 result.append(value)
             }
+            if node.isUnordered { result.sort { $0.storagePrecedes($1) } }
             return .array(result)
         }
     }
 }
+
+/// A collection whose iteration order means nothing and may differ between equal values and
+/// between runs (a `Set`'s follows per-process hash seeds).
+protocol UnorderedCollection {}
+
+extension Set: UnorderedCollection {}

@@ -70,7 +70,7 @@ extension Defaults {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         registry: ProviderRegistry = .standard
     ) throws(DefaultsError) -> Defaults {
-        Defaults(try registry.makeProvider(standardConfiguration(environment: environment, registry: registry)))
+        try Defaults(configuration: standardConfiguration(environment: environment, registry: registry), registry: registry)
     }
 
     /// Which store ``makeStandard(environment:registry:)`` opens.

@@ -77,7 +77,7 @@ extension StandardStoreTests {
         try withTemporaryDirectory { directory in
             Defaults.useInMemoryStandard()                          // nothing is persisted from here on
             #expect(!Defaults.standard.provider.capabilities.contains(.persistent))
-            Defaults.standard = Defaults(try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/prefs.sqlite"))
+            Defaults.standard = try Defaults(url: "sqlite:\(directory.path)/prefs.sqlite")
             #expect(Defaults.standard.provider.capabilities.contains(.persistent))
             Defaults.standard = try Defaults.makeStandard(environment: ["ANYDEFAULTS_STORE": "memory:"])
             #expect(!Defaults.standard.provider.capabilities.contains(.persistent))
@@ -107,7 +107,7 @@ extension StandardStoreTests {
 @Suite struct DocumentationExamples {
     @Test func aPropertyOnANamedStore() throws {
         try withTemporaryDirectory { directory in
-            let defaults = Defaults(try ProviderRegistry.standard.makeProvider("json:\(directory.path)/settings.json"))
+            let defaults = try Defaults(url: "json:\(directory.path)/settings.json")
             @Default("volume", store: defaults) var volume = 0.5
             volume = 0.7
             #expect(defaults[.volume] == 0.7)

@@ -48,8 +48,7 @@ final class ReadmePlayerSettings: DefaultsModel {
 
     @Test func usingItInAnApp() throws {
         try withTemporaryDirectory { directory in
-            let store = try ProviderRegistry.standard.makeProvider("json:\(directory.path)/myapp/settings.json")
-            let defaults = Defaults(store)
+            let defaults = try Defaults(url: "json:\(directory.path)/myapp/settings.json")
 
             defaults.register(defaults: ["volume": 0.5, "theme": "light"])
             defaults.set(true, forKey: "onboarded")
@@ -65,12 +64,12 @@ final class ReadmePlayerSettings: DefaultsModel {
 
             let ui = defaults.scoped("ui.")
             ui.set("mono", forKey: "font")
-            #expect(try store.value(forKey: "ui.font") == .string("mono"))
+            #expect(try defaults.provider.value(forKey: "ui.font") == .string("mono"))
 
             let layout = try defaults.throwing.value(for: .readmeLayout)
             #expect(layout.columns == 3)
             // The layout is stored as a dictionary, readable by any backend.
-            #expect(try store.value(forKey: "layout") == .dictionary(["columns": .int(3), "sidebar": .bool(true)]))
+            #expect(try defaults.provider.value(forKey: "layout") == .dictionary(["columns": .int(3), "sidebar": .bool(true)]))
         }
     }
 

@@ -66,6 +66,26 @@ struct JSONProfile: Codable, Equatable, DefaultsCodable {
         #expect(try Bool(defaultsValue: .int(1)) == true)
     }
 
+    /// `Int` and `String` read their own case inline and leave every other case to the general
+    /// conversion: the same values, the same errors as the other scalars.
+    @Test func inlinedScalarReadsConvertAndFailLikeTheOthers() throws {
+        #expect(try Int(defaultsValue: .int(-7)) == -7)
+        #expect(try Int(defaultsValue: .double(-7)) == -7)
+        #expect(try String(defaultsValue: .string("")) == "")
+        let failures: [(DefaultsValue, (DefaultsValue) throws -> Any, String)] = [
+            (.string("1"), { try Int(defaultsValue: $0) }, "Cannot read Int at the top level: expected Int, found a string."),
+            (.double(0.5), { try Int(defaultsValue: $0) }, "Cannot read Int at the top level: expected Int, found a double."),
+            (.int(1), { try String(defaultsValue: $0) }, "Cannot read String at the top level: expected String, found an int."),
+            (.data(Data()), { try String(defaultsValue: $0) }, "Cannot read String at the top level: expected String, found a data."),
+        ]
+        for (stored, read, message) in failures {
+            #expect { try read(stored) } throws: { error in
+                let error = try #require(error as? DefaultsError)
+                return error.code == .typeMismatch && error.message == message && error.backend == "DefaultsSerializable"
+            }
+        }
+    }
+
     @Test func collectionsAndOptionals() throws {
         try roundTrip([1, 2, 3], .array([.int(1), .int(2), .int(3)]))
         try roundTrip(["a": [true]], .dictionary(["a": .array([.bool(true)])]))

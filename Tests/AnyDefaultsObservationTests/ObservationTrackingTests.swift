@@ -67,6 +67,29 @@ import Testing
         #expect(changes.count == 1)
     }
 
+    /// Every way to read a typed key tracks that key alone, in an unscoped store, in a scope
+    /// (under its full key) and in an empty scope (which reads like the unscoped store).
+    @Test(arguments: ["", "ui.", "ui.panel."]) func everyTypedReadTracksItsFullKey(scope: String) throws {
+        let root = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = scope.isEmpty ? root : root.scoped(scope)
+        let empty = defaults.scoped("")
+        let reads: [(Defaults) -> Void] = [
+            { _ = $0[.launchCount] }, { _ = $0[.nickname] }, { _ = $0.hasValue(.launchCount) },
+            { _ = try? $0.throwing.value(for: .launchCount) }, { _ = try? $0.throwing[.launchCount] },
+            { _ = Default(.launchCount, store: $0).wrappedValue },
+        ]
+        let counters = reads.flatMap { read in [track { read(defaults) }, track { read(empty) }] }
+
+        root.set(1, forKey: "launchCount" + (scope.isEmpty ? "x" : ""))   // another key
+        root.set(1, forKey: scope + "nickname.x")
+        #expect(counters.map(\.count) == Array(repeating: 0, count: counters.count))
+        root.set(7, forKey: scope + "launchCount")
+        root.set("ada", forKey: scope + "nickname")
+        #expect(counters.map(\.count) == Array(repeating: 1, count: counters.count))
+        #expect(defaults[.launchCount] == 7)
+        #expect(empty[.nickname] == "ada")
+    }
+
     @Test func readsByNameAreTrackedWhenAskedFor() {
         let provider = AnyDefaultsMemory.InMemoryProvider()
         let plain = Defaults(provider)

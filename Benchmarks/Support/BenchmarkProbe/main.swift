@@ -9,6 +9,8 @@
 //   json-write-bare | json-write-provider      one write of a 1 KiB settings file (run under strace -c too)
 //   cached-read-int | typed-read-int | cached-read-string | typed-read-string
 //                                               a cached read, raw or through Defaults
+//   tracked-read-int                            the typed read of ObservationBenchmarks ("Tracked
+//                                               typed read Int"), on the store it is measured on
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
 import AnyDefaultsLMDB
@@ -149,6 +151,9 @@ case "json-write-bare", "json-write-provider":
     } else {
         try measure(scenario, count) { try provider.setValue(.int(Int64($0 & 1)), forKey: "counter") }
     }
+case "tracked-read-int":
+    let defaults = Defaults(InMemoryProvider(["count": .int(42), "model.count": .int(42)]).cached())
+    measure(scenario, count) { _ in keep(defaults[.benchCount]) }
 case "cached-read-int", "typed-read-int", "cached-read-string", "typed-read-string":
     try cachedReads(InMemoryProvider())
 default:

@@ -66,6 +66,7 @@ extension DefaultsError {
         DefaultsError(.typeMismatch, "Cannot read \(mismatch.expected) at the top level: \(mismatch.reason).", backend: bridgeBackend)
     }
 
+    @usableFromInline
     static func typeMismatch(expected type: Any.Type, found value: DefaultsValue) -> DefaultsError {
         typeMismatch(ScalarConversion.mismatch(.wrongType, type, value))
     }
@@ -94,7 +95,13 @@ extension Bool: DefaultsSerializable {
 }
 
 extension String: DefaultsSerializable {
-    public init(defaultsValue: DefaultsValue) throws(DefaultsError) { self = try bridged(defaultsValue, ScalarConversion.string) }
+    // Inlinable, like `Int`'s: read on hot paths, where a call would cost more than the match.
+    @inlinable
+    public init(defaultsValue: DefaultsValue) throws(DefaultsError) {
+        guard case .string(let string) = defaultsValue else { throw .typeMismatch(expected: String.self, found: defaultsValue) }
+        self = string
+    }
+
     public var defaultsValue: DefaultsValue { .string(self) }
 }
 
@@ -156,13 +163,20 @@ extension DefaultsSerializable where Self: FixedWidthInteger {
 }
 
 extension Int: DefaultsSerializable {
-    // Spelled out: the commonest setting type, read on hot paths.
+    // Spelled out and inlinable: the commonest setting type, read on hot paths, where a call
+    // would cost more than the match. Anything but an `.int` takes the general conversion.
+    @inlinable
     public init(defaultsValue: DefaultsValue) throws(DefaultsError) {
         guard case .int(let value) = defaultsValue, let int = Int(exactly: value) else {
-            self = try bridged(defaultsValue, ScalarConversion.integer)
+            self = try Int.converting(defaultsValue)
             return
         }
         self = int
+    }
+
+    @usableFromInline
+    static func converting(_ value: DefaultsValue) throws(DefaultsError) -> Int {
+        try bridged(value, ScalarConversion.integer)
     }
 
     public var defaultsValue: DefaultsValue { .int(Int64(self)) }

@@ -15,16 +15,20 @@ extension Defaults {
     @inlinable
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
         get {
-            track(key)
-            let fullKey = fullKey(key.name)
-            do {
-                return try read(Value.self, fullKey: fullKey) ?? key.defaultValue
-            } catch {
-                return recover(error, fullKey: fullKey, fallback: key.defaultValue)
-            }
+            tracking(key) { fullKey in value(of: key, fullKey: fullKey) }
         }
         set {
             set(newValue, for: key)
+        }
+    }
+
+    /// The value of `key` stored under `fullKey`, or its default; errors go to the handler.
+    @inlinable
+    func value<Value>(of key: DefaultsKey<Value>, fullKey: String) -> Value {
+        do {
+            return try read(Value.self, fullKey: fullKey) ?? key.defaultValue
+        } catch {
+            return recover(error, fullKey: fullKey, fallback: key.defaultValue)
         }
     }
 
@@ -40,12 +44,13 @@ extension Defaults {
 
     /// Whether the store holds a value for `key` (its default does not count).
     public func hasValue<Value>(_ key: DefaultsKey<Value>) -> Bool {
-        track(key)
-        do {
-            return try throwing.hasStoredValue(fullKey: fullKey(key.name))
-        } catch {
-            report(error)
-            return false
+        tracking(key) { fullKey in
+            do throws(DefaultsError) {
+                return try throwing.hasStoredValue(fullKey: fullKey)
+            } catch {
+                report(error)
+                return false
+            }
         }
     }
 

@@ -28,8 +28,9 @@ public struct ThrowingDefaults: Sendable {
     ///   as `Value`.
     @inlinable
     public func value<Value>(for key: DefaultsKey<Value>) throws(DefaultsError) -> Value {
-        defaults.track(key)
-        return try defaults.read(Value.self, fullKey: defaults.fullKey(key.name)) ?? key.defaultValue
+        try defaults.tracking(key) { fullKey throws(DefaultsError) in
+            try defaults.read(Value.self, fullKey: fullKey) ?? key.defaultValue
+        }
     }
 
     /// The value of `key`, as ``value(for:)``.

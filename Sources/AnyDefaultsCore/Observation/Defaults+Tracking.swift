@@ -1,21 +1,32 @@
 // Reads through `Defaults` take part in Swift's Observation (see `ObservationTracker`).
 
 extension Defaults {
-    /// Records a typed read of `key` for Observation. Free for an unscoped store, whose full key
-    /// is the key's name, so the key path the key carries applies.
+    /// Records a typed read of `key` for Observation, then runs `read` with the key's full key.
+    /// Cheap for an unscoped store, whose full key is the key's name, so the key path the key
+    /// carries applies; the name is lent to `read` in place (returned, it would be retained and
+    /// released on every read).
     @inlinable
-    func track<Value>(_ key: DefaultsKey<Value>) {
-        if prefix.isEmpty {
-            shared.tracker.access(key.observedKeyPath)
-        } else {
-            shared.tracker.access(key: fullKey(key.name))
-        }
+    func tracking<Value, Result, Failure: Error>(
+        _ key: DefaultsKey<Value>, _ read: (String) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        if isScoped { return try read(trackScoped(key.name)) }
+        tracker.access(key.observedKeyPath)
+        return try read(key.name)
+    }
+
+    /// Records a typed read of `name` in a scoped store and returns its full key. Kept out of
+    /// line, so that the inlined read path of an unscoped store stays small.
+    @usableFromInline @inline(never)
+    func trackScoped(_ name: String) -> String {
+        let fullKey = prefix + name
+        tracker.access(key: fullKey)
+        return fullKey
     }
 
     /// Records a read by name, if this store tracks those.
     @inlinable
     func trackByName(_ fullKey: String) {
-        if shared.tracksReadsByName { shared.tracker.access(key: fullKey) }
+        if shared.tracksReadsByName { tracker.access(key: fullKey) }
     }
 
     /// Whether reads by name (`integer(forKey:)`, `string(forKey:)`...) take part in

@@ -44,6 +44,9 @@ final class LMDBEnvironment: Sendable {
         var syncIsOff: Bool
         /// The change-log position this process has accounted for, while it watches.
         var logPosition: Int64?
+        /// The id of the last write transaction that accounted for the change log: if the next
+        /// one's id follows it, no one committed in between, so the log holds nothing new.
+        var logCheckedAt: Int?
     }
 
     // MARK: Opening and closing
@@ -225,10 +228,15 @@ final class LMDBEnvironment: Sendable {
                 state.syncIsOff = noSync
             }
             let position = observed ? state.logPosition : nil
+            let checkedAt = state.logCheckedAt
+            var transactionID = 0
             let (earlier, events, logged) = try commitWithGrowth(estimatedSize: estimatedSize) {
                 transaction throws(DefaultsError) -> (ChangeLogCatchUp?, [DefaultsChangeEvent], Bool) in
-                let earlier = try position.map { position throws(DefaultsError) in
-                    try transaction.externalEvents(after: position, trusted: true, scheme: scheme)
+                transactionID = mdb_txn_id(transaction.pointer)
+                let earlier = try position.map { position throws(DefaultsError) -> ChangeLogCatchUp in
+                    // Reading the log costs more than most writes; skipped when nothing committed.
+                    if let checkedAt, transactionID == checkedAt &+ 1 { return ([], position) }
+                    return try transaction.externalEvents(after: position, trusted: true, scheme: scheme)
                 }
                 let events = try body(transaction)
                 let now = ChangeLog.now
@@ -239,7 +247,10 @@ final class LMDBEnvironment: Sendable {
                 return (earlier, events, true)
             }
             if logged { ChangeLog.ringDoorbell(path: path + "/data.mdb") }
-            if let earlier, state.logPosition != nil { state.logPosition = earlier.end }
+            if let earlier, state.logPosition != nil {
+                state.logPosition = earlier.end
+                state.logCheckedAt = transactionID
+            }
             return enqueue(earlier?.events ?? [], events, from: origin)
         }
         for broadcaster in broadcasters { broadcaster.deliverPending() }

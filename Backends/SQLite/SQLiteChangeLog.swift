@@ -10,13 +10,13 @@ import AnyDefaultsCore
 ///
 /// The scheme is `AnyDefaultsCore.ChangeLog`'s. A process that watches the store for other
 /// processes' changes holds a lease in `watchers` (its origin, and when the lease ends, in Unix
-/// seconds), renewed while it watches. Triggers on
-/// the `defaults` table, created by each connection of this library as `TEMP` triggers (so they
-/// know the connection's origin), append a row per changed key to `changes`, in the same
-/// transaction as the change, but only while a process other than the writer holds a lease:
-/// logging costs a second page per commit (about 1.45× the cost of a bare upsert), so a store that
-/// no other process watches does not pay for it. An update that stores the same type and value
-/// logs nothing.
+/// seconds), renewed while it watches. Each write transaction of this library first asks whether
+/// a process other than the writer holds a lease (``watchedSQL``) and, if one does, appends a row
+/// per changed key to `changes` (``logSQL``), in the same transaction as the change: logging costs
+/// a second page per commit (about 1.45× the cost of a bare upsert), so a store that no other
+/// process watches does not pay for it. A write that stores the value already stored logs nothing.
+/// (The writer logs, rather than triggers on `defaults`: a trigger makes every write statement in a
+/// transaction keep a statement journal, which cost about 9k instructions per write even unwatched.)
 ///
 /// `seq` is the rowid: SQLite gives a new row the largest `seq` plus one, so the log is numbered
 /// without gaps in commit order (pruning never removes the newest row). Old rows are pruned every
@@ -27,8 +27,8 @@ import AnyDefaultsCore
 /// it, skipping its own process's. If the row after its position is gone (it fell behind by more
 /// than the retention), the log was emptied by hand, or its lease lapsed (the process was
 /// suspended for longer than the lease), the reading is incomplete: the reader then reports every
-/// key stored and every key in the log. Writes by other programs (the `sqlite3` shell) have no
-/// triggers and are not logged.
+/// key stored and every key in the log. Writes by other programs (the `sqlite3` shell) are not
+/// logged.
 enum SQLiteChangeLog {
     /// The table of the log.
     static let table = "changes"
@@ -43,37 +43,25 @@ enum SQLiteChangeLog {
         "CREATE TABLE \(watchers) (origin INTEGER PRIMARY KEY, expires INTEGER NOT NULL)",
     ]
 
-    /// The `TEMP` triggers a connection of `origin` creates, with `temp_store` in memory so that
-    /// they need no temporary file. (SQLite allows only unqualified names for the tables a
-    /// trigger changes; no `temp` table has these names, so they are the `main` ones.)
-    static func triggers(origin: Int64) -> [String] {
-        let values = SQLiteSchema.table
-        // Only while another process holds a lease.
-        let watched = "EXISTS (SELECT 1 FROM main.\(watchers) WHERE origin != \(origin) AND expires > \(now))"
-        func log(_ row: String) -> String {
-            "INSERT INTO \(table) (key, origin, time) VALUES (\(row).key, \(origin), \(now));"
-        }
-        return [
-            "PRAGMA temp_store = MEMORY",
-            "CREATE TEMP TRIGGER anydefaults_inserted AFTER INSERT ON main.\(values) WHEN \(watched) BEGIN \(log("new")) END",
-            // A real zero is logged even when equal: SQL compares 0.0 and -0.0 as equal, but they
-            // are different values (logging an unchanged 0.0 costs at most one redundant event).
-            """
-            CREATE TEMP TRIGGER anydefaults_updated AFTER UPDATE OF type, value ON main.\(values)
-            WHEN (old.type IS NOT new.type OR old.value IS NOT new.value OR (typeof(new.value) = 'real' AND new.value = 0))
-                AND \(watched)
-            BEGIN \(log("new")) END
-            """,
-            "CREATE TEMP TRIGGER anydefaults_deleted AFTER DELETE ON main.\(values) WHEN \(watched) BEGIN \(log("old")) END",
-            // Rows are pruned in the order they were written, up to the first one young enough to keep.
-            """
-            CREATE TEMP TRIGGER anydefaults_pruned AFTER INSERT ON main.\(table) WHEN new.seq % \(ChangeLog.pruneInterval) = 0 BEGIN
-                DELETE FROM \(table) WHERE seq <= new.seq - \(ChangeLog.keptEntries) AND seq < coalesce(
-                    (SELECT seq FROM main.\(table) WHERE time >= new.time - \(ChangeLog.keptSeconds) ORDER BY seq LIMIT 1), new.seq);
-            END
-            """,
-        ]
-    }
+    /// Whether a process other than ?1 holds a lease: then each write transaction logs its changes.
+    /// Asked once per write transaction, which holds the write lock, so no lease comes or goes
+    /// before it commits.
+    static let watchedSQL =
+        "SELECT EXISTS (SELECT 1 FROM \(watchers) WHERE origin != ?1 AND expires > \(now))"
+
+    /// Logs a change of key ?1 by origin ?2.
+    static let logSQL = "INSERT INTO \(table) (key, origin, time) VALUES (?1, ?2, \(now))"
+
+    /// Logs the removal of every stored key by origin ?1 (before they are removed).
+    static let logAllSQL = "INSERT INTO \(table) (key, origin, time) SELECT key, ?1, \(now) FROM \(SQLiteSchema.table)"
+
+    /// Prunes the log once row ?1 was written (every ``ChangeLog/pruneInterval`` rows): the rows
+    /// more than ``ChangeLog/keptEntries`` behind it and older than ``ChangeLog/keptSeconds``, in
+    /// the order they were written, up to the first one young enough to keep.
+    static let pruneSQL = """
+        DELETE FROM \(table) WHERE seq <= ?1 - \(ChangeLog.keptEntries) AND seq < coalesce(
+            (SELECT seq FROM \(table) WHERE time >= \(now) - \(ChangeLog.keptSeconds) ORDER BY seq LIMIT 1), ?1)
+        """
 
     /// The rows from the reader's position on: the row at the position itself if it is still there,
     /// then every newer one. When the log's newest row is older than the position (the log was

@@ -17,9 +17,9 @@ final class SQLiteConnection {
     /// `PRAGMA data_version` as of this connection's last write transaction that read the change
     /// log: while it stays the same, no other connection has committed, so the log holds nothing new.
     private var logCheckedAtDataVersion: Int64 = -1
-    /// Rows the write statements changed themselves, since `ringingDoorbellIfLogged` began;
-    /// what the connection changed beyond them, its triggers wrote to the change log.
-    private var directChanges: Int64 = 0
+    /// Whether the write transaction under way logged a change, so that the watchers are woken
+    /// once it commits.
+    private var logged = false
     /// Where the busy handler keeps its clock; touched only by SQLite calls made under the lock.
     private let busyWait: UnsafeMutablePointer<SQLiteBusyWait>
 
@@ -27,10 +27,17 @@ final class SQLiteConnection {
     struct Statements {
         let select: SQLiteStatement
         let upsert: SQLiteStatement
+        /// Upserts that leave a row holding an equal value alone (``SQLiteValueComparison``).
+        let upsertIfChanged: SQLiteStatement
+        let upsertIfDiffers: SQLiteStatement
         let delete: SQLiteStatement
         let keys: SQLiteStatement
         let all: SQLiteStatement
         let deleteAll: SQLiteStatement
+        let watched: SQLiteStatement
+        let log: SQLiteStatement
+        let logAll: SQLiteStatement
+        let prune: SQLiteStatement
         let logRows: SQLiteStatement
         let logEnd: SQLiteStatement
         let dataVersion: SQLiteStatement
@@ -115,7 +122,7 @@ final class SQLiteConnection {
     }
 
     /// Applies canonical, validated `changes` in one transaction and returns the events of the
-    /// keys whose value changed; with `reportingEvents` false it skips comparing and returns none.
+    /// keys whose value changed; with `reportingEvents` false it returns none.
     ///
     /// With a `logPosition` (this process watches the store and someone observes), the commits of
     /// other processes logged after that position are read first, inside the transaction, and
@@ -124,21 +131,18 @@ final class SQLiteConnection {
         _ changes: [DefaultsChange], reportingEvents: Bool, logPosition: Int64?
     ) throws(DefaultsError) -> SQLiteCommitEvents {
         let statements = try open()
-        if changes.count == 1, !reportingEvents, logPosition == nil {
-            // One statement commits atomically on its own: no BEGIN/COMMIT round trips.
-            try ringingDoorbellIfLogged { () throws(DefaultsError) in _ = try write(changes[0], with: statements) }
-            return SQLiteCommitEvents()
-        }
         return try transaction(with: statements, action: "Applying the changes", logPosition: logPosition) {
             () throws(DefaultsError) in
+            let logging = try isWatched(with: statements)
+            // Only the changes that really change a value are reported and logged: each write
+            // then says whether it changed its row (no read of the old value).
+            let comparing = reportingEvents || logging
             var events: [DefaultsChangeEvent] = []
+            if reportingEvents { events.reserveCapacity(changes.count) }
             for change in changes {
-                if reportingEvents, let value = change.value, try previousValue(change.key, with: statements) == value {
-                    continue
-                }
-                if try write(change, with: statements), reportingEvents {
-                    events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
-                }
+                guard try write(change, comparing: comparing, with: statements), comparing else { continue }
+                if logging { try log(change.key, with: statements) }
+                if reportingEvents { events.append(DefaultsChangeEvent(key: change.key, newValue: change.value)) }
             }
             return events
         }
@@ -148,14 +152,24 @@ final class SQLiteConnection {
     /// `logPosition` as in ``apply(_:reportingEvents:logPosition:)``.
     func removeAll(reportingEvents: Bool, logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents {
         let statements = try open()
-        guard reportingEvents || logPosition != nil else {
-            try ringingDoorbellIfLogged { () throws(DefaultsError) in try deleteAll(with: statements) }
-            return SQLiteCommitEvents()
-        }
-        return try transaction(with: statements, action: "Removing all values", logPosition: logPosition) {
+        let action = "Removing all values"
+        return try transaction(with: statements, action: action, logPosition: logPosition) {
             () throws(DefaultsError) in
-            let keys = try storedKeys(with: statements)
-            try deleteAll(with: statements)
+            let keys = reportingEvents ? try storedKeys(with: statements) : []
+            if try isWatched(with: statements) {
+                try check(statements.logAll.bind(origin, to: 1), action: action)
+                try check(statements.logAll.run(), action: action)
+                let count = sqlite3_changes64(db)
+                if count > 0 {
+                    logged = true
+                    let last = sqlite3_last_insert_rowid(db)
+                    // Prune as if each row had been logged alone: if a multiple of the interval was passed.
+                    if last / ChangeLog.pruneInterval != (last - count) / ChangeLog.pruneInterval {
+                        try prune(after: last, with: statements)
+                    }
+                }
+            }
+            try check(statements.deleteAll.run(), action: action)
             return keys.map { DefaultsChangeEvent(key: $0, newValue: nil) }
         }
     }
@@ -178,19 +192,41 @@ final class SQLiteConnection {
         }
     }
 
-    /// Runs `write`, which commits, and if the change log's triggers wrote to the log meanwhile
-    /// (another process watches the store), wakes the watchers (`ChangeLog.ringDoorbell`).
+    /// Runs `write`, which commits, and if it logged a change (another process watches the
+    /// store), wakes the watchers (`ChangeLog.ringDoorbell`).
     private func ringingDoorbellIfLogged<T>(_ write: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
-        let before = sqlite3_total_changes64(db)
-        directChanges = 0
+        logged = false
         let result = try write()
-        if sqlite3_total_changes64(db) - before > directChanges { ChangeLog.ringDoorbell(path: path) }
+        if logged { ChangeLog.ringDoorbell(path: path) }
         return result
     }
 
-    private func deleteAll(with statements: Statements) throws(DefaultsError) {
-        try check(statements.deleteAll.run(), action: "Removing all values")
-        directChanges += sqlite3_changes64(db)
+    /// Whether a process other than this one holds a lease on the change log, so that this write
+    /// transaction must log what it changes. Asked inside the transaction.
+    private func isWatched(with statements: Statements) throws(DefaultsError) -> Bool {
+        try check(statements.watched.bind(origin, to: 1), action: "Reading the change log's leases")
+        return try integer(from: statements.watched, action: "Reading the change log's leases") != 0
+    }
+
+    /// Logs a change of `key` made by this process, and prunes the log every
+    /// ``ChangeLog/pruneInterval`` rows.
+    private func log(_ key: String, with statements: Statements) throws(DefaultsError) {
+        let action = "Logging the change"
+        let rc = statements.log.withBound(text: key, to: 1) { rc in
+            guard rc == SQLITE_OK else { return rc }
+            let bound = statements.log.bind(origin, to: 2)
+            return bound == SQLITE_OK ? statements.log.step() : bound
+        }
+        guard rc == SQLITE_DONE else { throw error(rc, action: action, key: key) }
+        logged = true
+        let sequence = sqlite3_last_insert_rowid(db)
+        if sequence % ChangeLog.pruneInterval == 0 { try prune(after: sequence, with: statements) }
+    }
+
+    /// Prunes the change log as of its row `sequence` (``SQLiteChangeLog/pruneSQL``).
+    private func prune(after sequence: Int64, with statements: Statements) throws(DefaultsError) {
+        try check(statements.prune.bind(sequence, to: 1), action: "Pruning the change log")
+        try check(statements.prune.run(), action: "Pruning the change log")
     }
 
     /// The integer in the first column of the one row `statement` returns.
@@ -282,8 +318,9 @@ final class SQLiteConnection {
     private func prepareStatements() throws(DefaultsError) -> Statements {
         let action = "Preparing the store's statements"
         do throws(DefaultsError) {
-            // First the change log's triggers, which the writing statements then include.
-            for statement in SQLiteChangeLog.triggers(origin: origin) { try execute(statement, action: action) }
+            // Statement journals (of the statements that change many rows) stay in memory.
+            try execute("PRAGMA temp_store = MEMORY", action: action)
+            if let db { try check(SQLiteValueComparison.register(on: db), action: action) }
             let table = SQLiteSchema.table
             return Statements(
                 select: try prepare("SELECT type, value FROM \(table) WHERE key = ?1", persistent: true, action: action),
@@ -292,10 +329,16 @@ final class SQLiteConnection {
                     INSERT INTO \(table) (key, type, value) VALUES (?1, ?2, ?3)
                     ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value
                     """, persistent: true, action: action),
+                upsertIfChanged: try prepare(SQLiteValueComparison.upsertIfChangedSQL, persistent: true, action: action),
+                upsertIfDiffers: try prepare(SQLiteValueComparison.upsertIfDiffersSQL, persistent: true, action: action),
                 delete: try prepare("DELETE FROM \(table) WHERE key = ?1", persistent: true, action: action),
                 keys: try prepare("SELECT key FROM \(table)", persistent: true, action: action),
                 all: try prepare("SELECT key, type, value FROM \(table)", persistent: true, action: action),
                 deleteAll: try prepare("DELETE FROM \(table)", persistent: true, action: action),
+                watched: try prepare(SQLiteChangeLog.watchedSQL, persistent: true, action: action),
+                log: try prepare(SQLiteChangeLog.logSQL, persistent: true, action: action),
+                logAll: try prepare(SQLiteChangeLog.logAllSQL, persistent: true, action: action),
+                prune: try prepare(SQLiteChangeLog.pruneSQL, persistent: true, action: action),
                 logRows: try prepare(SQLiteChangeLog.rowsSQL, persistent: true, action: action),
                 logEnd: try prepare(SQLiteChangeLog.endSQL, persistent: true, action: action),
                 dataVersion: try prepare("PRAGMA data_version", persistent: true, action: action),
@@ -338,10 +381,19 @@ final class SQLiteConnection {
         }
     }
 
-    /// Writes one change; returns whether a row was written or removed.
-    private func write(_ change: DefaultsChange, with statements: Statements) throws(DefaultsError) -> Bool {
+    /// Writes one change; returns whether a row was written or removed. With `comparing`, a row
+    /// that already holds an equal value is left alone, and the write returns `false`.
+    private func write(_ change: DefaultsChange, comparing: Bool, with statements: Statements) throws(DefaultsError) -> Bool {
         let (statement, action) =
-            change.value == nil ? (statements.delete, "Removing the value") : (statements.upsert, "Writing the value")
+            switch change.value {
+            case nil: (statements.delete, "Removing the value")
+            case let value? where comparing:
+                (
+                    SQLiteValueComparison.needsFunction(value) ? statements.upsertIfDiffers : statements.upsertIfChanged,
+                    "Writing the value"
+                )
+            case _?: (statements.upsert, "Writing the value")
+            }
         let rc = statement.withBound(text: change.key, to: 1) { rc in
             guard rc == SQLITE_OK else { return rc }
             if let value = change.value {
@@ -351,9 +403,7 @@ final class SQLiteConnection {
             return statement.step()
         }
         guard rc == SQLITE_DONE else { throw error(rc, action: action, key: change.key) }
-        let changed = sqlite3_changes64(db)
-        directChanges += changed
-        return changed > 0
+        return sqlite3_changes64(db) > 0
     }
 
     func rows<Row>(

@@ -17,21 +17,23 @@ import Synchronization
 public final class ChangeBroadcaster: Sendable {
     public typealias Handler = @Sendable (DefaultsChangeEvent) -> Void
 
-    private struct State {
+    // Reachable from inlinable code, so that ``enqueue(_:)-(Sequence)`` is specialised for the
+    // caller's sequence (unspecialised, appending a lazy sequence costs thousands of instructions).
+    @usableFromInline struct State {
         var nextID = 0
-        var handlers: [Int: Handler] = [:]
-        var pending: [DefaultsChangeEvent] = []
+        @usableFromInline var handlers: [Int: Handler] = [:]
+        @usableFromInline var pending: [DefaultsChangeEvent] = []
         var delivering = false
 
-        mutating func takeBatch() -> Batch {
+        fileprivate mutating func takeBatch() -> Batch {
             defer { pending.removeAll(keepingCapacity: true) }
             return (pending, Array(handlers.values))
         }
     }
 
-    private typealias Batch = (events: [DefaultsChangeEvent], handlers: [Handler])
+    fileprivate typealias Batch = (events: [DefaultsChangeEvent], handlers: [Handler])
 
-    private let state = Mutex(State())
+    @usableFromInline let state = Mutex(State())
 
     /// Creates a broadcaster with no observers.
     public init() {}
@@ -55,10 +57,19 @@ public final class ChangeBroadcaster: Sendable {
     }
 
     /// Queues events for delivery. Call it while holding the lock that orders your commits.
+    @inlinable
     public func enqueue(_ events: some Sequence<DefaultsChangeEvent>) {
         state.withLock { state in
             guard !state.handlers.isEmpty else { return }
             state.pending.append(contentsOf: events)
+        }
+    }
+
+    /// Queues one event for delivery. Call it while holding the lock that orders your commits.
+    public func enqueue(_ event: DefaultsChangeEvent) {
+        state.withLock { state in
+            guard !state.handlers.isEmpty else { return }
+            state.pending.append(event)
         }
     }
 
@@ -85,8 +96,15 @@ public final class ChangeBroadcaster: Sendable {
     }
 
     /// Queues and delivers events at once; for providers whose commits are already ordered.
+    @inlinable
     public func publish(_ events: some Sequence<DefaultsChangeEvent>) {
         enqueue(events)
+        deliverPending()
+    }
+
+    /// Queues and delivers one event at once; for providers whose commits are already ordered.
+    public func publish(_ event: DefaultsChangeEvent) {
+        enqueue(event)
         deliverPending()
     }
 }

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The change log that tells other processes which keys changed (schema version 2). A foreign
 /// process is played here by a plain connection (`RawDatabase`), which writes what another
-/// process's triggers would: the value and a log row of another origin.
+/// process's writes would: the value and a log row of another origin.
 @Suite struct SQLiteChangeLogTests {
     /// A lease held by a process that is not this one, for `seconds` from now.
     static func foreignLease(_ raw: RawDatabase, seconds: Int = 100) throws {

@@ -107,26 +107,33 @@ struct CacheState {
     }
 
     // MARK: Writes
+    //
+    // Writes touch each key's entry and activity record once or twice: a key is hashed for an
+    // index, and the index reused to read, change or remove (a batch of ten keys through a cache
+    // over SQLite spent a third of its time hashing keys when each step looked its key up again).
 
     /// Starts writing `value` (`nil`: removing) under `key`, or returns `nil` when the cache
     /// already holds that answer, in which case the write is skipped.
     mutating func beginWrite(_ key: String, value: DefaultsValue?) -> Ticket? {
         // A present entry means no write to the key is in flight, so it is what the store holds.
-        if let cached = entries[key], cached == value {
-            statistics.skippedWrites &+= 1
-            return nil
+        if let index = entries.index(forKey: key) {
+            if entries.values[index] == value {
+                statistics.skippedWrites &+= 1
+                return nil
+            }
+            entries.remove(at: index)
         }
         statistics.writes &+= 1
         let ticket = tick()
-        startWriting(key, value: value, at: ticket)
+        writesInFlight += 1
+        Self.start(&activity[key, default: Activity()], value: value, at: ticket)
         return ticket
     }
 
     /// Ends a write begun with ``beginWrite(_:value:)``.
     mutating func finishWrite(_ key: String, value: DefaultsValue?, ticket: Ticket, succeeded: Bool) {
-        endWriting(key, value: value, ticket: ticket, succeeded: succeeded)
         let now = tick()
-        activity[key]?.stamp = now
+        endWriting(key, value: value, ticket: ticket, untouched: now, now: now, succeeded: succeeded)
     }
 
     /// Starts a batch: drops the changes that would leave a key as the cache knows it already
@@ -134,35 +141,48 @@ struct CacheState {
     mutating func beginBatch(_ changes: [DefaultsChange]) -> Batch? {
         var remaining: [DefaultsChange] = []
         remaining.reserveCapacity(changes.count)
-        // What each key holds at this point of the batch, where known.
-        var known: [String: DefaultsValue?] = [:]
+        // The batch's ticket, taken (the clock ticked) only if something is written. A record
+        // stamped with it was started by an earlier change of this batch, and its expected value
+        // is what the key holds at this point of the batch.
+        let ticket = clock &+ 1
         for change in changes {
-            if let current = known[change.key] ?? entries[change.key], current == change.value {
-                continue
+            let record = activity.index(forKey: change.key)
+            var entry: Dictionary<String, DefaultsValue?>.Index?
+            let current: DefaultsValue??
+            if let record, activity.values[record].stamp == ticket {
+                current = .some(activity.values[record].expected)
+            } else {
+                entry = entries.index(forKey: change.key)
+                current = entry.map { entries.values[$0] }
             }
-            known[change.key] = .some(change.value)
+            if let current, current == change.value { continue }
+            if let entry { entries.remove(at: entry) }
+            writesInFlight += 1
+            if let record {
+                Self.start(&activity.values[record], value: change.value, at: ticket)
+            } else {
+                activity[change.key] = Activity(writers: 1, stamp: ticket, expected: change.value)
+            }
             remaining.append(change)
         }
         statistics.skippedWrites &+= changes.count - remaining.count
         guard !remaining.isEmpty else { return nil }
         statistics.writes &+= remaining.count
-        let ticket = tick()
-        for change in remaining {
-            startWriting(change.key, value: change.value, at: ticket)
-        }
+        clock = ticket
         return Batch(changes: remaining, ticket: ticket)
     }
 
     /// Ends a batch begun with ``beginBatch(_:)``.
     mutating func finishBatch(_ batch: Batch, succeeded: Bool) {
         // A key changed twice in the batch counts two writers; only its last change leaves it
-        // without writers, and that change's value is what the batch left.
-        for change in batch.changes {
-            endWriting(change.key, value: change.value, ticket: batch.ticket, succeeded: succeeded)
-        }
+        // without writers, and that change's value is what the batch left. Its earlier changes
+        // leave the key stamped `untouched` if nothing else stamped it since the batch began.
+        let untouched = tick()
         let now = tick()
         for change in batch.changes {
-            activity[change.key]?.stamp = now
+            endWriting(
+                change.key, value: change.value, ticket: batch.ticket, untouched: untouched, now: now,
+                succeeded: succeeded)
         }
     }
 
@@ -206,14 +226,15 @@ struct CacheState {
     /// cache) invalidates the key.
     mutating func absorb(_ event: DefaultsChangeEvent) {
         if event.origin == .local {
-            if let cached = entries[event.key], cached == event.newValue { return }
             // Accepting it can at most let that write cache its value, which is then what the
             // upstream holds: any other change to the key reports a different value or stamps it.
+            // (Asked first: a key being written has no entry, so one lookup settles most events.)
             if let record = activity[event.key], record.writers == 1, globalWriters == 0,
                 record.expected == event.newValue
             {
                 return
             }
+            if let cached = entries[event.key], cached == event.newValue { return }
         }
         invalidate(event.key)
     }
@@ -241,25 +262,36 @@ struct CacheState {
         globalWriters == 0 && globalStamp <= ticket
     }
 
-    private mutating func startWriting(_ key: String, value: DefaultsValue?, at ticket: Ticket) {
-        entries.removeValue(forKey: key)
-        writesInFlight += 1
-        var record = activity[key] ?? Activity()
+    /// Counts a writer of `value` that starts at `ticket` in `record`.
+    private static func start(_ record: inout Activity, value: DefaultsValue?, at ticket: Ticket) {
         record.writers += 1
         record.stamp = ticket
         record.expected = value
-        activity[key] = record
     }
 
-    private mutating func endWriting(_ key: String, value: DefaultsValue?, ticket: Ticket, succeeded: Bool) {
+    /// Ends a write of `value` to `key` that started at `ticket`. If the key's record stays
+    /// (other reads or writes are in flight), it is stamped with the time of the write's end:
+    /// `untouched` if nothing else stamped the key meanwhile, `now` otherwise (two fresh times,
+    /// later than every ticket taken before; a batch that changes a key twice tells by them
+    /// whether its last change may still cache the value).
+    private mutating func endWriting(
+        _ key: String, value: DefaultsValue?, ticket: Ticket, untouched: Ticket, now: Ticket, succeeded: Bool
+    ) {
         writesInFlight -= 1
-        guard var record = activity[key] else { return }
+        guard let index = activity.index(forKey: key) else { return }
+        var record = activity.values[index]
         record.writers -= 1
+        let alone = record.stamp == ticket || record.stamp == untouched
         // Alone on the key from start to finish: the upstream holds exactly this value.
-        if succeeded, record.writers == 0, record.stamp == ticket, isQuiet(since: ticket) {
+        if succeeded, record.writers == 0, alone, isQuiet(since: ticket) {
             entries[key] = .some(value)
         }
-        store(record, for: key)
+        if record.isIdle {
+            activity.remove(at: index)
+        } else {
+            record.stamp = alone ? untouched : now
+            activity.values[index] = record
+        }
     }
 
     private mutating func store(_ record: Activity, for key: String) {

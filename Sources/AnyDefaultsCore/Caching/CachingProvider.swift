@@ -38,7 +38,7 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
 
         func relay(_ event: DefaultsChangeEvent) {
             state.withLock { $0.absorb(event) }
-            broadcaster.publish(CollectionOfOne(event))
+            broadcaster.publish(event)
         }
     }
 

@@ -47,6 +47,11 @@ final class LMDBEnvironment: Sendable {
         /// The id of the last write transaction that accounted for the change log: if the next
         /// one's id follows it, no one committed in between, so the log holds nothing new.
         var logCheckedAt: Int?
+        /// What the last write transaction found about other processes' leases (`nil`: none,
+        /// else when the one found ends), and that transaction's id. Leases are taken and given
+        /// back by commits, so while the next transaction's id follows it, the finding holds
+        /// (until that lease's end): the writer skips scanning the leases again.
+        var leaseFinding: (transaction: Int, watchedUntil: Int64?)?
     }
 
     // MARK: Opening and closing
@@ -229,7 +234,9 @@ final class LMDBEnvironment: Sendable {
             }
             let position = observed ? state.logPosition : nil
             let checkedAt = state.logCheckedAt
+            let leaseFinding = state.leaseFinding
             var transactionID = 0
+            var newLeaseFinding: Int64??
             let (earlier, events, logged) = try commitWithGrowth(estimatedSize: estimatedSize) {
                 transaction throws(DefaultsError) -> (ChangeLogCatchUp?, [DefaultsChangeEvent], Bool) in
                 transactionID = mdb_txn_id(transaction.pointer)
@@ -240,13 +247,21 @@ final class LMDBEnvironment: Sendable {
                 }
                 let events = try body(transaction)
                 let now = ChangeLog.now
-                guard !events.isEmpty, try transaction.isWatched(byOtherThan: ChangeLog.processOrigin, now: now) else {
-                    return (earlier, events, false)
+                guard !events.isEmpty else { return (earlier, events, false) }
+                let watchedUntil: Int64?
+                if let leaseFinding, transactionID == leaseFinding.transaction &+ 1,
+                    leaseFinding.watchedUntil.map({ now < $0 }) ?? true {
+                    watchedUntil = leaseFinding.watchedUntil
+                } else {
+                    watchedUntil = try transaction.watchedUntil(byOtherThan: ChangeLog.processOrigin, now: now)
                 }
+                newLeaseFinding = .some(watchedUntil)
+                guard watchedUntil != nil else { return (earlier, events, false) }
                 try transaction.appendToLog(events.map(\.key), origin: ChangeLog.processOrigin, now: now)
                 return (earlier, events, true)
             }
             if logged { ChangeLog.ringDoorbell(path: path + "/data.mdb") }
+            if let newLeaseFinding { state.leaseFinding = (transactionID, newLeaseFinding) }
             if let earlier, state.logPosition != nil {
                 state.logPosition = earlier.end
                 state.logCheckedAt = transactionID

@@ -34,16 +34,17 @@ enum LMDBChangeLog {
 extension LMDBTransaction {
     // MARK: Leases
 
-    /// Whether a process other than `origin` holds a lease that has not ended at `now`.
-    func isWatched(byOtherThan origin: Int64, now: Int64) throws(DefaultsError) -> Bool {
-        var watched = false
+    /// When the lease of a process other than `origin` that has not ended at `now` ends (the first
+    /// such lease found), or `nil` when no other process watches.
+    func watchedUntil(byOtherThan origin: Int64, now: Int64) throws(DefaultsError) -> Int64? {
+        var watchedUntil: Int64?
         try scan(LMDBChangeLog.leasePrefix) { key, data in
             let holder = LMDBChangeLog.number(in: key, at: LMDBChangeLog.leasePrefix.count)
             let end = LMDBChangeLog.number(in: data, at: 0) ?? 0
-            watched = holder != origin && end > now
-            return !watched
+            if holder != origin, end > now { watchedUntil = end }
+            return watchedUntil == nil
         }
-        return watched
+        return watchedUntil
     }
 
     /// Takes or renews the lease of `origin` until `end`, dropping leases that ended before `now`

@@ -55,6 +55,44 @@ import TestSupport
         }
     }
 
+    /// `.touchOrReplacement` wakes on a touch and a replacement, not on writes, even while another
+    /// monitor of the same directory wants writes (and only until that one is cancelled).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fdinfo")))
+    func aTouchMonitorIgnoresWrites() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("data.mdb")
+            try Data("start".utf8).write(to: URL(fileURLWithPath: path))
+            let touches = Counter()
+            let writes = Counter()
+            let monitor = try FileChangeMonitor(watching: [path], trigger: .touchOrReplacement) { touches.bump() }
+            defer { monitor.cancel() }
+            var everything: FileChangeMonitor? = try FileChangeMonitor(watching: [path]) { writes.bump() }
+
+            func append() throws {
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(" more".utf8))
+                try handle.close()
+            }
+            try append()
+            #expect(writes.waitBeyond(0), "the other monitor sees the write")
+            usleep(50_000)
+            #expect(touches.value == 0, "a write woke the touch monitor")
+
+            #expect(utimensat(AT_FDCWD, path, nil, 0) == 0)
+            #expect(touches.waitBeyond(0), "a touch not seen")
+
+            everything?.cancel()
+            everything = nil
+            let seen = touches.value
+            try append()
+            usleep(50_000)
+            #expect(touches.value == seen, "a write woke the touch monitor")
+            try Data("replaced".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            #expect(touches.waitBeyond(seen), "a replacement not seen")
+        }
+    }
+
     @Test(arguments: strategies)
     func ignoresOtherFilesAndStopsWhenCancelled(strategy: FileChangeMonitor.Strategy) throws {
         try withTemporaryDirectory { directory in

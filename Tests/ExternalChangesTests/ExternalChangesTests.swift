@@ -50,6 +50,30 @@ import TestSupport
 
     /// Writes far enough apart to be read one by one arrive in the order they were made, on every
     /// backend (the file backends cannot order the keys of writes that arrive together).
+    /// A process that starts watching while this one is already writing gets every later write:
+    /// the writer remembers that no one watched only until another commit (the lease) happens.
+    @Test(arguments: Backend.all.filter(\.ordersKeysWithinABurst))
+    func aWatcherThatArrivesLaterGetsTheLaterWrites(_ backend: Backend) throws {
+        try withStoreLocation(backend) { configuration, _ in
+            let store = try backend.open(configuration, cached: false)
+            defer { store.close() }
+            try store.provider.setValue(.int(1), forKey: "before")  // no one watches yet
+            try store.provider.setValue(.int(2), forKey: "before")
+            let (child, output, _) = try ChildProcess.start("ExternalChangesTestChild", ["watch", configuration, "2"])
+            let reader = output.fileHandleForReading
+            var text = ""
+            while !text.contains("ready\n"), let chunk = try reader.read(upToCount: 1), !chunk.isEmpty {
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            try store.provider.setValue(.int(3), forKey: "after")
+            try store.provider.apply([.set("later", .int(4))])
+            text += String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self)
+            child.waitUntilExit()
+            #expect(child.terminationStatus == 0)
+            #expect(text == "ready\nafter=int(3)\nlater=int(4)\n")
+        }
+    }
+
     @Test(arguments: Backend.all)
     func separateWritesArriveInTheOrderTheyWereMade(_ backend: Backend) throws {
         try withStoreLocation(backend) { configuration, _ in

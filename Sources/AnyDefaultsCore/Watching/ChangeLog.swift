@@ -74,12 +74,27 @@ public enum ChangeLog {
         case .now:
             _ = utimensat(AT_FDCWD, path, nil, 0)
         case .later:
+            _ = ringPendingDoorbellsAtExit
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(interval))) {
                 doorbells.withLock { $0[path] = DoorbellState(lastRing: DispatchTime.now().uptimeNanoseconds) }
                 _ = utimensat(AT_FDCWD, path, nil, 0)
             }
         }
     }
+
+    /// Rings every doorbell whose delayed ring has not happened yet: a process that exits right
+    /// after a burst of commits must still wake the watchers for its last ones (watchers wake on
+    /// doorbells only, not on the writes). Registered with `atexit` on the first delayed ring.
+    private static let ringPendingDoorbellsAtExit: Void = {
+        atexit {
+            let pending = ChangeLog.doorbells.withLock { doorbells in
+                let paths = doorbells.filter(\.value.trailingRingScheduled).map(\.key)
+                for path in paths { doorbells[path]?.trailingRingScheduled = false }
+                return paths
+            }
+            for path in pending { _ = utimensat(AT_FDCWD, path, nil, 0) }
+        }
+    }()
 
     /// How often ``ringDoorbell(path:)`` touches one file at most.
     public static let doorbellInterval = Duration.milliseconds(1)
@@ -190,13 +205,16 @@ public enum ChangeLog {
         }
     }
 
-    /// What wakes a watcher: a ``FileChangeMonitor`` on the files every commit writes (inotify on
-    /// Linux; a `stat` poll elsewhere, or where inotify is refused), and a timer every quarter of
-    /// the lease, for renewing it. Nothing runs while nothing is written, but the timer.
+    /// What wakes a watcher: a ``FileChangeMonitor`` on the store's files, woken by the doorbell
+    /// that follows every commit that logged entries and by the files being replaced (inotify on
+    /// Linux, which then ignores the writes themselves, so that commits that logged nothing, this
+    /// process's own among them, wake no one; a `stat` poll elsewhere, or where inotify is
+    /// refused), and a timer every quarter of the lease, for renewing it (and reading the log, in
+    /// case a writer died between its commit and its doorbell). Nothing runs while nothing is
+    /// written, but the timer.
     ///
-    /// The changes of a burst of commits (this process's own included, which wake it too) are
-    /// gathered for ``settleDelay`` into one call, so that a process writing quickly does not pay
-    /// for a reading of the log per commit.
+    /// The changes of a burst of commits are gathered for ``settleDelay`` into one call, so that
+    /// a process writing quickly does not pay for a reading of the log per commit.
     public final class Watch: Sendable {
         /// How long changes are gathered before `onChange` runs.
         public static let settleDelay = DispatchTimeInterval.milliseconds(1)
@@ -221,7 +239,7 @@ public enum ChangeLog {
                 }
             }
             do {
-                monitor = try FileChangeMonitor(watching: files, backend: backend, onChange: gathered)
+                monitor = try FileChangeMonitor(watching: files, trigger: .touchOrReplacement, backend: backend, onChange: gathered)
             } catch {
                 // Out of inotify watches, for example: a `stat` poll still notices every commit.
                 monitor = try FileChangeMonitor(

@@ -31,6 +31,18 @@ public final class FileChangeMonitor: Sendable {
         case polling(interval: Duration)
     }
 
+    /// Which changes wake the monitor.
+    public enum Trigger: Sendable, Hashable {
+        /// Any change: a write to a file's contents, the file created, replaced or removed, its
+        /// times or permissions set.
+        case anyChange
+        /// The file created, replaced or removed, or its times or permissions set (`touch`), but
+        /// not writes to its contents: for files whose writers announce a change by touching
+        /// them once it is visible (``ChangeLog/ringDoorbell(path:)``), so that the writes
+        /// themselves, this process's included, wake no one. Polling sees every change.
+        case touchOrReplacement
+    }
+
     private let source: Mutex<(any DispatchSourceProtocol)?>
     #if os(Linux)
     private let watch: Mutex<InotifyHub.Registration?>
@@ -42,6 +54,7 @@ public final class FileChangeMonitor: Sendable {
     public init(
         watching files: [String],
         strategy: Strategy = .automatic,
+        trigger: Trigger = .anyChange,
         backend: String = "FileChangeMonitor",
         onChange: @escaping @Sendable () -> Void
     ) throws(DefaultsError) {
@@ -55,7 +68,8 @@ public final class FileChangeMonitor: Sendable {
         case .automatic:
             #if os(Linux)
             source = Mutex(nil)
-            watch = Mutex(try InotifyHub.shared.register(files: files, queue: queue, backend: backend, onChange: onChange))
+            let mask = trigger == .anyChange ? InotifyHub.everyChange : InotifyHub.touchOrReplacement
+            watch = Mutex(try InotifyHub.shared.register(files: files, mask: mask, queue: queue, backend: backend, onChange: onChange))
             #else
             source = Mutex(Self.pollingSource(files: files, interval: .milliseconds(50), queue: queue, onChange: onChange))
             #endif

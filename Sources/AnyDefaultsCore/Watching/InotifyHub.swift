@@ -14,6 +14,8 @@ final class InotifyHub: Sendable {
 
     private struct Watcher {
         var names: Set<String>
+        /// The inotify events this monitor wants.
+        var mask: UInt32
         var queue: DispatchQueue
         var onChange: @Sendable () -> Void
     }
@@ -24,7 +26,16 @@ final class InotifyHub: Sendable {
         var nextID = 0
         /// Watch descriptor → the monitors that watch that directory.
         var watchers: [Int32: [Int: Watcher]] = [:]
+        /// Watch descriptor → its directory and the events the kernel reports for it: the union of
+        /// what its monitors want, so that no event only others would want wakes this process.
+        var directories: [Int32: (path: String, mask: UInt32)] = [:]
     }
+
+    /// The events of a monitor that wants every change to its files.
+    static let everyChange = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
+    /// The events of a monitor woken only when its files are replaced, created, removed, or
+    /// touched (their times set): not by writes to their contents.
+    static let touchOrReplacement = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
 
     static let shared = InotifyHub()
 
@@ -34,7 +45,7 @@ final class InotifyHub: Sendable {
     private init() {}
 
     func register(
-        files: [String], queue: DispatchQueue, backend: String, onChange: @escaping @Sendable () -> Void
+        files: [String], mask: UInt32, queue: DispatchQueue, backend: String, onChange: @escaping @Sendable () -> Void
     ) throws(DefaultsError) -> Registration {
         var byDirectory: [String: Set<String>] = [:]
         for file in files {
@@ -47,15 +58,17 @@ final class InotifyHub: Sendable {
             let id = state.nextID
             state.nextID += 1
             var descriptors: [Int32] = []
-            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
             for (directory, names) in byDirectory {
-                let watch = inotify_add_watch(state.descriptor, directory, mask)
+                // IN_MASK_ADD: the directory's watch (one per directory and instance) keeps the
+                // events its other monitors want.
+                let watch = inotify_add_watch(state.descriptor, directory, mask | UInt32(IN_MASK_ADD))
                 guard watch >= 0 else {
                     let reason = String(cString: strerror(errno))
                     Self.remove(id, descriptors, from: &state)
                     throw DefaultsError(.ioFailure, "Cannot watch the directory for changes (inotify_add_watch: \(reason)).", backend: backend, path: directory)
                 }
-                state.watchers[watch, default: [:]][id] = Watcher(names: names, queue: queue, onChange: onChange)
+                state.watchers[watch, default: [:]][id] = Watcher(names: names, mask: mask, queue: queue, onChange: onChange)
+                state.directories[watch] = (directory, (state.directories[watch]?.mask ?? 0) | mask)
                 descriptors.append(watch)
             }
             return Registration(id: id, descriptors: descriptors)
@@ -71,7 +84,14 @@ final class InotifyHub: Sendable {
             state.watchers[watch]?[id] = nil
             if state.watchers[watch]?.isEmpty == true {
                 state.watchers[watch] = nil
+                state.directories[watch] = nil
                 inotify_rm_watch(state.descriptor, watch)
+            } else if let remaining = state.watchers[watch], let directory = state.directories[watch] {
+                // Narrow the watch to what the remaining monitors want.
+                let mask = remaining.values.reduce(UInt32(0)) { $0 | $1.mask }
+                if mask != directory.mask, inotify_add_watch(state.descriptor, directory.path, mask) == watch {
+                    state.directories[watch]?.mask = mask
+                }
             }
         }
     }
@@ -89,9 +109,10 @@ final class InotifyHub: Sendable {
         state.source = source
     }
 
-    /// Reads every queued event and tells each monitor whose file was touched, once per drain.
+    /// Reads every queued event and tells each monitor whose file had an event it wants, once
+    /// per drain.
     private func drain(_ descriptor: Int32) {
-        var touched: [Int32: Set<String>] = [:]
+        var touched: [Int32: [String: UInt32]] = [:]
         let capacity = 64 * 1024
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
@@ -103,12 +124,13 @@ final class InotifyHub: Sendable {
             let header = 16
             while offset + header <= count {
                 let watch = buffer.load(fromByteOffset: offset, as: Int32.self)
+                let events = buffer.load(fromByteOffset: offset + 4, as: UInt32.self)
                 let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
                 let nameStart = offset + header
                 let nameEnd = min(nameStart + length, count)
                 if length > 0, nameStart < nameEnd {
                     let bytes = UnsafeRawBufferPointer(rebasing: buffer[nameStart..<nameEnd])
-                    touched[watch, default: []].insert(String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+                    touched[watch, default: [:]][String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self), default: 0] |= events
                 }
                 offset = nameEnd
             }
@@ -117,7 +139,8 @@ final class InotifyHub: Sendable {
         let notify: [Int: Watcher] = state.withLock { state in
             var result: [Int: Watcher] = [:]
             for (watch, names) in touched {
-                for (id, watcher) in state.watchers[watch] ?? [:] where !watcher.names.isDisjoint(with: names) {
+                for (id, watcher) in state.watchers[watch] ?? [:]
+                where names.contains(where: { watcher.names.contains($0.key) && $0.value & watcher.mask != 0 }) {
                     result[id] = watcher
                 }
             }

@@ -6,6 +6,11 @@
 //       key=7 sets key to .int(7); -key removes key; a=1,-b,c=3 is one batch (one apply) of
 //       those changes; clear removes every key.
 //
+//   ExternalChangesTestChild watch <store> <count>
+//       Opens the store (uncached), observes it, prints "ready", then prints each of the first
+//       <count> events as key=value (key=nil for a removal) and exits; status 2 if they do not
+//       all arrive within 10 s.
+//
 //   ExternalChangesTestChild leaks <store with {n}> <count>
 //       Opens <count> stores, {n} replaced by 0, 1, ..., twenty at a time, each observed
 //       (every other one through a cache) and written once, then closes (where the backend can
@@ -16,6 +21,7 @@
 // Exit status 1 and the error on standard error if anything fails.
 import AnyDefaults
 import Foundation
+import Synchronization
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("ExternalChangesTestChild: \(message)\n".utf8))
@@ -95,9 +101,27 @@ func leaks(_ template: String, count: Int) throws(DefaultsError) {
     withExtendedLifetime(closed) {}
 }
 
+func watch(_ configuration: String, count: Int) throws(DefaultsError) {
+    let (store, close) = try open(configuration, cached: false)
+    let events = Mutex<[DefaultsChangeEvent]>([])
+    let observation = store.observe { event in events.withLock { $0.append(event) } }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))  // unbuffered: the parent waits for it
+    let deadline = ContinuousClock.now + .seconds(10)
+    while events.withLock({ $0.count }) < count, ContinuousClock.now < deadline { usleep(2_000) }
+    observation.cancel()
+    let received = events.withLock { $0 }
+    let lines = received.prefix(count).map { "\($0.key)=\($0.newValue.map { "\($0)" } ?? "nil")\n" }
+    FileHandle.standardOutput.write(Data(lines.joined().utf8))
+    close?()
+    if received.count < count { exit(2) }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
+    case "watch":
+        guard arguments.count == 3, let count = Int(arguments[2]) else { fail("usage: watch <store> <count>") }
+        try watch(arguments[1], count: count)
     case "leaks":
         guard arguments.count == 3, let count = Int(arguments[2]) else { fail("usage: leaks <store with {n}> <count>") }
         try leaks(arguments[1], count: count)

@@ -111,11 +111,14 @@ package struct BinaryByteReader {
 }
 
 /// Appends the encodings that ``BinaryByteReader`` reads.
+// Inlinable: the backends append these per record, from another module.
 extension Array where Element == UInt8 {
+    @inlinable
     package mutating func appendUInt64(_ value: UInt64) {
         for index in 0..<8 { append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
     }
 
+    @inlinable
     package mutating func appendVarUInt(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
@@ -125,6 +128,7 @@ extension Array where Element == UInt8 {
         append(UInt8(value))
     }
 
+    @inlinable
     package mutating func appendLengthPrefixed(_ bytes: some Collection<UInt8>) {
         appendVarUInt(UInt64(bytes.count))
         append(contentsOf: bytes)
@@ -132,7 +136,9 @@ extension Array where Element == UInt8 {
 }
 
 package extension Array where Element == UInt8 {
-    /// `withUnsafeBytes`, keeping the closure's typed error.
+    /// `withUnsafeBytes`, keeping the closure's typed error. Inlinable, so that the backends
+    /// calling it get it specialized rather than instantiating `Result`'s metadata per call.
+    @inlinable
     func withBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
         try withUnsafeBytes { bytes in Result { () throws(E) -> T in try body(bytes) } }.get()
     }

@@ -49,30 +49,16 @@ package enum BinaryValueCodec {
 
     /// Appends the bytes of `value`, in pre-order with an explicit stack instead of recursion.
     package static func append(_ value: DefaultsValue, to bytes: inout [UInt8]) {
+        // Most values are scalars, which need no stack (and so no allocation).
+        if appendScalar(value, to: &bytes) { return }
         var pending: [Pending] = [.value(value)]
         while let next = pending.popLast() {
             switch next {
             case .key(let key):
                 bytes.appendLengthPrefixed(key.utf8)
             case .value(let value):
+                if appendScalar(value, to: &bytes) { continue }
                 switch value {
-                case .bool(let flag):
-                    bytes.append(flag ? Tag.true.rawValue : Tag.false.rawValue)
-                case .int(let number):
-                    bytes.append(Tag.int.rawValue)
-                    bytes.appendVarUInt(zigzag(number))
-                case .double(let number):
-                    bytes.append(Tag.double.rawValue)
-                    bytes.appendUInt64(number.bitPattern)
-                case .string(let string):
-                    bytes.append(Tag.string.rawValue)
-                    bytes.appendLengthPrefixed(string.utf8)
-                case .data(let data):
-                    bytes.append(Tag.data.rawValue)
-                    bytes.appendLengthPrefixed(data)
-                case .date(let date):
-                    bytes.append(Tag.date.rawValue)
-                    bytes.appendUInt64(date.timeIntervalSinceReferenceDate.bitPattern)
                 case .array(let items):
                     bytes.append(Tag.array.rawValue)
                     bytes.appendVarUInt(UInt64(items.count))
@@ -85,9 +71,37 @@ package enum BinaryValueCodec {
                         pending.append(.value(item))
                         pending.append(.key(key))
                     }
+                case .bool, .int, .double, .string, .data, .date:
+                    break
                 }
             }
         }
+    }
+
+    /// Appends `value` if it is not a container; whether it did.
+    private static func appendScalar(_ value: DefaultsValue, to bytes: inout [UInt8]) -> Bool {
+        switch value {
+        case .bool(let flag):
+            bytes.append(flag ? Tag.true.rawValue : Tag.false.rawValue)
+        case .int(let number):
+            bytes.append(Tag.int.rawValue)
+            bytes.appendVarUInt(zigzag(number))
+        case .double(let number):
+            bytes.append(Tag.double.rawValue)
+            bytes.appendUInt64(number.bitPattern)
+        case .string(let string):
+            bytes.append(Tag.string.rawValue)
+            bytes.appendLengthPrefixed(string.utf8)
+        case .data(let data):
+            bytes.append(Tag.data.rawValue)
+            bytes.appendLengthPrefixed(data)
+        case .date(let date):
+            bytes.append(Tag.date.rawValue)
+            bytes.appendUInt64(date.timeIntervalSinceReferenceDate.bitPattern)
+        case .array, .dictionary:
+            return false
+        }
+        return true
     }
 
     // MARK: Decoding

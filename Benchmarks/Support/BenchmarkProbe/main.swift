@@ -8,6 +8,10 @@
 //   lmdb-write-nosync-raw | -provider | -observed | -cached     one MDB_NOSYNC write
 //   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
 //   json-write-bare | json-write-provider      one write of a 1 KiB settings file (run under strace -c too)
+//   json-write-nowatch | -monitor | -touchmonitor | -othermonitor
+//                                               the provider not watching the file, and beside it a
+//                                               FileChangeMonitor on the file (any change, touches
+//                                               only) or on another file of the directory
 //   cached-read-int | typed-read-int | cached-read-string | typed-read-string
 //                                               a cached read, raw or through Defaults
 //   tracked-read-int                            the typed read of ObservationBenchmarks ("Tracked
@@ -152,9 +156,16 @@ case let name where name.hasPrefix("sqlite-batch-"):
         try measure(scenario, count) { index in try provider.apply(keys.map { .set($0, .int(Int64(index))) }) }
         keep(observation)
     }
-case "json-write-bare", "json-write-provider":
+case "json-write-bare", "json-write-provider", "json-write-nowatch", "json-write-monitor", "json-write-touchmonitor", "json-write-othermonitor":
     let path = directory.appendingPathComponent("settings.json").path
-    let provider = try JSONFileProvider(path: path)
+    let provider = try JSONFileProvider(path: path, options: .init(watchesExternalChanges: variant == "provider" || variant == "bare"))
+    let extra: FileChangeMonitor? = switch variant {
+    case "monitor": try FileChangeMonitor(watching: [path]) {}
+    case "touchmonitor": try FileChangeMonitor(watching: [path], trigger: .touchOrReplacement) {}
+    case "othermonitor": try FileChangeMonitor(watching: [path + ".other"]) {}
+    default: nil
+    }
+    defer { keep(extra) }
     try provider.apply((0..<20).map { .set("settings.key\($0)", .string("a value of a typical length \($0)")) })
     if variant == "bare" {
         var contents: [[UInt8]] = []

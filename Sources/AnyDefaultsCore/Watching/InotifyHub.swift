@@ -39,6 +39,9 @@ final class InotifyHub: Sendable {
 
     static let shared = InotifyHub()
 
+    /// How long the hub leaves new events queued after telling monitors of a change.
+    static let pause = DispatchTimeInterval.milliseconds(5)
+
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "AnyDefaults.InotifyHub")
 
@@ -103,16 +106,28 @@ final class InotifyHub: Sendable {
             throw DefaultsError(.ioFailure, "Cannot start watching for changes (inotify_init1: \(String(cString: strerror(errno)))).", backend: backend)
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        source.setEventHandler { [weak self] in self?.drain(descriptor) }
+        source.setEventHandler { [weak self] in
+            guard let self, drain(descriptor) else { return }
+            // After telling monitors of a change, events arriving in the next moment wait in the
+            // queue instead of waking this thread one by one: a process writing a file in a
+            // loop makes several per write (a temporary file created, written, closed, renamed),
+            // and each wake-up cost the writing thread time (a fifth of a JSON file write).
+            // The first change after a quiet moment is still told at once.
+            self.state.withLock { $0.source?.suspend() }
+            queue.asyncAfter(deadline: .now() + Self.pause) { [weak self] in
+                self?.state.withLock { $0.source?.resume() }
+            }
+        }
         source.resume()
         state.descriptor = descriptor
         state.source = source
     }
 
     /// Reads every queued event and tells each monitor whose file had an event it wants, once
-    /// per drain.
-    private func drain(_ descriptor: Int32) {
+    /// per drain; whether it told any.
+    private func drain(_ descriptor: Int32) -> Bool {
         var touched: [Int32: [String: UInt32]] = [:]
+        var overflowed = false
         let capacity = 64 * 1024
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
@@ -125,6 +140,8 @@ final class InotifyHub: Sendable {
             while offset + header <= count {
                 let watch = buffer.load(fromByteOffset: offset, as: Int32.self)
                 let events = buffer.load(fromByteOffset: offset + 4, as: UInt32.self)
+                // The kernel's queue was full and events were lost: every monitor may have missed one.
+                if events & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true }
                 let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
                 let nameStart = offset + header
                 let nameEnd = min(nameStart + length, count)
@@ -135,9 +152,12 @@ final class InotifyHub: Sendable {
                 offset = nameEnd
             }
         }
-        guard !touched.isEmpty else { return }
+        guard !touched.isEmpty || overflowed else { return false }
         let notify: [Int: Watcher] = state.withLock { state in
             var result: [Int: Watcher] = [:]
+            if overflowed {
+                for watchers in state.watchers.values { result.merge(watchers) { first, _ in first } }
+            }
             for (watch, names) in touched {
                 for (id, watcher) in state.watchers[watch] ?? [:]
                 where names.contains(where: { watcher.names.contains($0.key) && $0.value & watcher.mask != 0 }) {
@@ -149,6 +169,7 @@ final class InotifyHub: Sendable {
         for watcher in notify.values {
             watcher.queue.async(execute: watcher.onChange)
         }
+        return !notify.isEmpty
     }
 }
 #endif

@@ -4,7 +4,7 @@
 // Prints the mean time per operation (without a profiler, for a rough figure). Scenarios:
 //   lmdb-read-raw | lmdb-read-provider          point reads of random keys in a store of KEYS keys
 //   sqlite-read-raw | sqlite-read-provider      the same with SQLite
-//   lmdb-open-provider                          open a store of KEYS keys, read one key, close it
+//   lmdb-open-provider | sqlite-open-provider   open a store of KEYS keys, read one key, close it
 //   lmdb-write-nosync-raw | -provider | -observed | -cached     one MDB_NOSYNC write
 //   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
 //   json-write-bare | json-write-provider      one write of a 1 KiB settings file (run under strace -c too)
@@ -113,6 +113,19 @@ case "lmdb-read-raw", "lmdb-read-provider", "sqlite-read-raw", "sqlite-read-prov
         } else {
             try measure(scenario, count) { keep(try provider.value(forKey: sample[$0 % sample.count])) }
         }
+    }
+case "sqlite-open-provider":
+    let path = directory.appendingPathComponent("store.sqlite").path
+    do {
+        let provider = try SQLiteProvider(path: path)
+        try provider.apply(ScaleKeys.changes(count: keys))
+        provider.close()
+    }
+    let sample = ScaleKeys.sample(of: keys)
+    try measure(scenario, count) {
+        let provider = try SQLiteProvider(path: path)
+        keep(try provider.value(forKey: sample[$0 % sample.count]))
+        provider.close()
     }
 case "lmdb-open-provider":
     let path = directory.appendingPathComponent("store").path

@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
 
         // MARK: Test support: temporary directories, child processes
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["AnyDefaultsCore"], path: "Tests/TestSupport"),
         // Real second processes for the multi-process, permission and crash tests.
         .executableTarget(name: "JSONFileTestChild", dependencies: ["AnyDefaultsJSONFile"], path: "Tests/Children/JSONFileTestChild"),
         .executableTarget(
@@ -78,7 +78,7 @@ let package = Package(
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
-        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory", "TestSupport"]),
         .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
         .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
         .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),

@@ -4,23 +4,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Collects the events a provider reports.
-final class EventLog: Sendable {
-    private final class Events: Sendable {
-        let list = Mutex<[DefaultsChangeEvent]>([])
-    }
-
-    private let events = Events()
-    private let observation: DefaultsObservation
-
-    init(_ provider: some DefaultsProvider) {
-        let events = self.events
-        observation = provider.observe { event in events.list.withLock { $0.append(event) } }
-    }
-
-    var all: [DefaultsChangeEvent] { events.list.withLock { $0 } }
-}
-
 /// Reads facts about files for the tests.
 enum FileFacts {
     static func text(_ path: String) throws -> String {

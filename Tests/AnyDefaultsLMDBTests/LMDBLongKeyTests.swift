@@ -55,7 +55,7 @@ import TestSupport
             let store = try LMDBProvider(path: directory.path("store"), options: .init(), scheme: scheme)
             let prefix = String(repeating: "q", count: 600)
             let keys = (0..<5).map { prefix + "\($0)" }
-            let log = EventLog()
+            let log = Recorder<DefaultsChangeEvent>()
             let observation = store.observe(log.record)
             for (index, key) in keys.enumerated() { try store.setValue(.int(Int64(index)), forKey: key) }
             try store.setValue(.int(2), forKey: keys[2])  // unchanged: no event
@@ -65,7 +65,7 @@ import TestSupport
             #expect(Set(try store.keys()) == Set(keys.filter { $0 != keys[1] }))
             try store.apply(keys.map { .remove($0) })
             #expect(try store.keys().isEmpty)
-            #expect(log.events.count == 5 + 1 + 4)
+            #expect(log.all.count == 5 + 1 + 4)
             observation.cancel()
         }
     }

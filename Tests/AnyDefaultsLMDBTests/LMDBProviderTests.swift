@@ -5,13 +5,6 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Collects the events a provider reports.
-final class EventLog: Sendable {
-    private let storage = Mutex<[DefaultsChangeEvent]>([])
-    var events: [DefaultsChangeEvent] { storage.withLock { $0 } }
-    func record(_ event: DefaultsChangeEvent) { storage.withLock { $0.append(event) } }
-}
-
 @Suite struct LMDBProviderTests {
     @Test func edgeValuesRoundTripAndPersist() throws {
         try withTemporaryDirectory { directory in
@@ -89,7 +82,7 @@ final class EventLog: Sendable {
     @Test func eventsOnlyForRealChanges() throws {
         try withTemporaryDirectory { directory in
             let store = try LMDBProvider(path: directory.path("store"))
-            let log = EventLog()
+            let log = Recorder<DefaultsChangeEvent>()
             let observation = store.observe(log.record)
             try store.setValue(.int(1), forKey: "a")
             try store.setValue(.int(1), forKey: "a")  // same value: no event
@@ -104,7 +97,7 @@ final class EventLog: Sendable {
             observation.cancel()
             try store.setValue(.int(5), forKey: "unobserved")
             let long = "long" + String(repeating: "x", count: 600)
-            let events = log.events
+            let events = log.all
             #expect(events.count == 9)
             #expect(Array(events.prefix(6)) == [
                 DefaultsChangeEvent(key: "a", newValue: .int(1)),
@@ -127,16 +120,16 @@ final class EventLog: Sendable {
         try withTemporaryDirectory { directory in
             let first = try LMDBProvider(path: directory.path("store"))
             let second = try LMDBProvider(path: directory.path("store"))
-            let firstLog = EventLog(), secondLog = EventLog()
+            let firstLog = Recorder<DefaultsChangeEvent>(), secondLog = Recorder<DefaultsChangeEvent>()
             let observations = [first.observe(firstLog.record), second.observe(secondLog.record)]
             try first.setValue(.int(1), forKey: "a")
             try second.setValue(.int(1), forKey: "a")  // unchanged
             try second.setValue(.int(2), forKey: "b")
-            #expect(firstLog.events == [
+            #expect(firstLog.all == [
                 DefaultsChangeEvent(key: "a", newValue: .int(1), origin: .local),
                 DefaultsChangeEvent(key: "b", newValue: .int(2), origin: .external),
             ])
-            #expect(secondLog.events == [
+            #expect(secondLog.all == [
                 DefaultsChangeEvent(key: "a", newValue: .int(1), origin: .external),
                 DefaultsChangeEvent(key: "b", newValue: .int(2), origin: .local),
             ])

@@ -1,6 +1,7 @@
 import AnyDefaults
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite struct ChangeStreamTests {
     @Test(arguments: Backend.allCases) func oneEventPerRealChangeAndNoneForSkippedWrites(backend: Backend) async throws {
@@ -39,7 +40,7 @@ import Testing
         let ui = defaults.scoped("ui.")
         let events = ui.changes()
         let recorded = Recorder<String>()
-        let observation = ui.observe { recorded.append($0.key) }
+        let observation = ui.observe { recorded.record($0.key) }
         defaults.set(1, forKey: "other")
         defaults.set("dark", forKey: "ui.theme")
         ui.set(true, forKey: "compact")

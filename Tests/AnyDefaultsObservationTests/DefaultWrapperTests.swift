@@ -1,5 +1,6 @@
 import AnyDefaults
 import Testing
+import TestSupport
 
 /// The wrapper in a struct: setting does not need a `mutating` context.
 struct AudioSettings {
@@ -115,7 +116,7 @@ actor Downloads {
         let defaults = try fixture.open()
         let theme = Default(.theme, store: defaults)
         let seen = Recorder<Theme>()
-        let observation = theme.observe { seen.append($0) }
+        let observation = theme.observe { seen.record($0) }
         theme.wrappedValue = .dark
         theme.wrappedValue = .dark
         theme.reset()
@@ -179,7 +180,7 @@ actor Downloads {
         defaults.set(2, forKey: "old")
         let applied = provider.batches
         let changes = Recorder<String>()
-        let observation = defaults.observe { changes.append($0.key) }
+        let observation = defaults.observe { changes.record($0.key) }
         #expect(defaults.migrate(DefaultsKey<Int>("old", default: 0), to: DefaultsKey<Int>("new", default: 0)))
         #expect(provider.batches == applied + 1)
         #expect(Set(changes.all) == ["old", "new"])

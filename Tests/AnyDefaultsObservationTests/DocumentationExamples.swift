@@ -53,7 +53,7 @@ extension StandardStoreTests {
         let printed = Recorder<Double>()
         let task = Task {
             for await volume in preferences.$volume.values {
-                printed.append(volume)           // the current volume first
+                printed.record(volume)           // the current volume first
                 if printed.all.count == 2 { break }
             }
         }
@@ -121,7 +121,7 @@ extension StandardStoreTests {
         let some = defaults.changes(forKeys: [DefaultsKeys.volume, "ui.theme"])
         let volumes = defaults.values(of: .volume)                            // current value, then changes
         let themes = Recorder<Theme>()
-        let observation = defaults.observe(.theme) { theme in themes.append(theme) }
+        let observation = defaults.observe(.theme) { theme in themes.record(theme) }
 
         let clamp = defaults.observe(.volume) { volume in
             defaults[.volume] = min(volume, 1)    // 3 → 1 is one more change; writing 1 again is none

@@ -85,13 +85,6 @@ final class Counter: Sendable {
     var count: Int { value.withLock { $0 } }
 }
 
-/// Collects values from any thread.
-final class Recorder<Element: Sendable>: Sendable {
-    private let values = Mutex<[Element]>([])
-    func append(_ value: Element) { values.withLock { $0.append(value) } }
-    var all: [Element] { values.withLock { $0 } }
-}
-
 /// Runs `read` inside `withObservationTracking` and returns a counter of the `onChange` calls.
 func track(_ read: () -> Void) -> Counter {
     let counter = Counter()

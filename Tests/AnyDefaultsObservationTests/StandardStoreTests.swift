@@ -13,7 +13,7 @@ import Testing
         let opened = Recorder<String>()
         if withUserDefaults {
             registry.register(scheme: "userdefaults", summary: "stand-in", location: .optional("SUITE")) { configuration in
-                opened.append(configuration.description)
+                opened.record(configuration.description)
                 return AnyDefaultsMemory.InMemoryProvider()
             }
         }

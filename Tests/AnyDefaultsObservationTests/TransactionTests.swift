@@ -1,5 +1,6 @@
 import AnyDefaults
 import Testing
+import TestSupport
 
 struct Abort: Error {}
 
@@ -12,7 +13,7 @@ struct Abort: Error {}
         defaults.set("old", forKey: "legacy")
         settle(defaults)
         let events = Recorder<String>()
-        let observation = defaults.observe { events.append($0.key) }
+        let observation = defaults.observe { events.record($0.key) }
 
         let total = try defaults.write { tx in
             tx[.launchCount] += 1

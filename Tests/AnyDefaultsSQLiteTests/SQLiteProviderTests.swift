@@ -29,25 +29,6 @@ let edgeValues: [String: DefaultsValue] = {
     return values
 }()
 
-/// Collects the events a provider reports.
-final class EventLog: Sendable {
-    private final class Storage: Sendable {
-        let events = Mutex<[DefaultsChangeEvent]>([])
-    }
-
-    private let storage: Storage
-    private let observation: DefaultsObservation
-
-    init(_ provider: some DefaultsProvider) {
-        let storage = Storage()
-        self.storage = storage
-        observation = provider.observe { event in storage.events.withLock { $0.append(event) } }
-    }
-
-    var all: [DefaultsChangeEvent] { storage.events.withLock { $0 } }
-    var keys: [String] { all.map(\.key) }
-}
-
 @Suite struct SQLiteProviderTests {
     @Test func everyEdgeValueRoundTripsExactlyAndAfterReopening() throws {
         try withStore { store, directory in

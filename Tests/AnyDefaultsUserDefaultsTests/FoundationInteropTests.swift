@@ -2,6 +2,7 @@ import AnyDefaultsCore
 import AnyDefaultsUserDefaults
 import Foundation
 import Testing
+import TestSupport
 
 /// Plain `UserDefaults` code and the provider on the same suite, in this process.
 // Serialized: Foundation on Linux guards neither `register(defaults:)` nor the reads that consult
@@ -80,7 +81,7 @@ import Testing
         try withTestSuite { suite in
             let store = try suite.provider()
             try store.setValue(.int(1), forKey: "count")
-            let log = EventLog()
+            let log = Recorder<DefaultsChangeEvent>()
             let observation = store.observe { log.record($0) }
             defer { observation.cancel() }
             let plain = try #require(suite.plain)

@@ -43,22 +43,6 @@ func withTestSuite<T>(_ body: (TestSuite) throws -> T) throws -> T {
     return try body(suite)
 }
 
-/// Collects the events an observer receives.
-final class EventLog: Sendable {
-    private let events = Mutex<[DefaultsChangeEvent]>([])
-
-    func record(_ event: DefaultsChangeEvent) { events.withLock { $0.append(event) } }
-
-    var all: [DefaultsChangeEvent] { events.withLock { $0 } }
-
-    /// The events once there are at least `count` of them, or when `timeout` seconds passed.
-    func wait(for count: Int, timeout: Double = 5) -> [DefaultsChangeEvent] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while all.count < count, Date() < deadline { usleep(2_000) }
-        return all
-    }
-}
-
 /// Values that exercise every case of `DefaultsValue` at its edges.
 enum Samples {
     static let values: [String: DefaultsValue] = [

@@ -56,7 +56,7 @@ import TestSupport
         try withTestSuite { suite in
             let store = try suite.provider()
             #expect(store.capabilities.contains(.externalChanges))
-            let log = EventLog()
+            let log = Recorder<DefaultsChangeEvent>()
             let observation = store.observe { log.record($0) }
             defer { observation.cancel() }
             // The children inherit this process's preferences directory: one uses the provider,

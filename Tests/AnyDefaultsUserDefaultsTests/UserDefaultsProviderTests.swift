@@ -2,6 +2,7 @@ import AnyDefaultsCore
 import AnyDefaultsUserDefaults
 import Foundation
 import Testing
+import TestSupport
 
 /// The provider on its own: round trips, keys, batches, instances and events.
 @Suite struct UserDefaultsProviderTests {
@@ -97,8 +98,8 @@ import Testing
         try withTestSuite { suite in
             let first = try suite.provider()
             let second = try suite.provider()
-            let firstLog = EventLog()
-            let secondLog = EventLog()
+            let firstLog = Recorder<DefaultsChangeEvent>()
+            let secondLog = Recorder<DefaultsChangeEvent>()
             let firstObservation = first.observe { firstLog.record($0) }
             let secondObservation = second.observe { secondLog.record($0) }
             defer { firstObservation.cancel(); secondObservation.cancel() }
@@ -123,7 +124,7 @@ import Testing
         try withTestSuite { suite in
             let store = try suite.provider()
             try store.apply([.set("n", .double(.nan)), .set("z", .double(-0.0)), .set("list", .array([.int(1)]))])
-            let log = EventLog()
+            let log = Recorder<DefaultsChangeEvent>()
             let observation = store.observe { log.record($0) }
             defer { observation.cancel() }
             let before = try suite.fileURL.map { try FileManager.default.attributesOfItem(atPath: $0.path) }

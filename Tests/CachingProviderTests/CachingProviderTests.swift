@@ -1,24 +1,8 @@
 import AnyDefaultsCore
 import AnyDefaultsMemory
 import Synchronization
+import TestSupport
 import Testing
-
-/// Collects the events a provider reports.
-final class EventLog: Sendable {
-    private final class Events: Sendable {
-        let list = Mutex<[DefaultsChangeEvent]>([])
-    }
-
-    private let events = Events()
-    private let observation: DefaultsObservation
-
-    init(_ provider: some DefaultsProvider) {
-        let events = events
-        observation = provider.observe { event in events.list.withLock { $0.append(event) } }
-    }
-
-    var all: [DefaultsChangeEvent] { events.list.withLock { $0 } }
-}
 
 @Suite struct CachingProviderReadTests {
     @Test func aMissReadsTheUpstreamOnceThenHits() throws {

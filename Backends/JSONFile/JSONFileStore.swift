@@ -1,5 +1,4 @@
 import AnyDefaultsCore
-import Dispatch
 import Synchronization
 
 /// The state that every ``JSONFileProvider`` on one file in this process shares: the values in
@@ -69,29 +68,9 @@ final class JSONFileStore: Sendable {
 
     /// A bad file is left for the next operation to report: nothing is moved aside from here,
     /// where no one could be told.
-    ///
-    /// This process's own writes wake the watch too, while the writer still holds the lock
-    /// through its flushes: rather than wait for the lock (and make the writer's next write
-    /// wait for this, which cost a write about a fifth more), it looks again shortly.
     private func reloadAfterOutsideChange() {
-        let options = JSONFileProvider.Options(corruptionPolicy: .fail)
-        do {
-            let outcome = try disk.withLockIfAvailable { disk throws(DefaultsError) -> Outcome in
-                try install(disk.readIfChanged(options, holdingLock: false))
-            }
-            guard let outcome else {
-                DispatchQueue.global().asyncAfter(deadline: .now() + Self.busyRetryDelay) { [weak self] in
-                    self?.reloadAfterOutsideChange()
-                }
-                return
-            }
-            outcome.finish(options)
-        } catch {}
+        try? reload(options: JSONFileProvider.Options(corruptionPolicy: .fail))
     }
-
-    /// How long the watch waits before looking again when an operation of this process holds
-    /// the file.
-    private static let busyRetryDelay = DispatchTimeInterval.milliseconds(2)
 
     // MARK: Reading
 

@@ -1,3 +1,5 @@
+import AnyDefaultsCore
+
 /// How defaults keys map to LMDB keys, including keys longer than LMDB accepts.
 ///
 /// LMDB keys are at most 511 bytes. The scheme, which Docs/Backends.md also describes:
@@ -102,8 +104,8 @@ package struct LMDBLongKeyBucket: Sendable, Equatable {
     /// `scheme`, so that a damaged bucket cannot report keys that are not stored there.
     package static func decode(
         _ bytes: UnsafeRawBufferPointer, derivedKey: UnsafeRawBufferPointer, scheme: LMDBKeyScheme
-    ) throws(LMDBCodecError) -> LMDBLongKeyBucket {
-        var reader = LMDBByteReader(bytes)
+    ) throws(BinaryCodecError) -> LMDBLongKeyBucket {
+        var reader = BinaryByteReader(bytes)
         try reader.readVersion(version, of: "long-key record")
         // An entry takes at least a key length, a long key, a record length and a record.
         let count = try reader.readCount(minimumItemSize: LMDBKeyScheme.directKeyLimit + 4)
@@ -116,10 +118,10 @@ package struct LMDBLongKeyBucket: Sendable, Equatable {
             let derives = LMDBKeyScheme.isLong(utf8Count: utf8.count)
                 && utf8.withUnsafeBytes { scheme.derivedKey($0) }.elementsEqual(derivedKey)
             guard derives else {
-                throw LMDBCodecError(.malformed, "The long-key record holds a key that does not belong to it.", at: keyOffset)
+                throw BinaryCodecError(.malformed, "The long-key record holds a key that does not belong to it.", at: keyOffset)
             }
             guard bucket.index(of: key) == nil else {
-                throw LMDBCodecError(.malformed, "The long-key record holds the same key twice.", at: keyOffset)
+                throw BinaryCodecError(.malformed, "The long-key record holds the same key twice.", at: keyOffset)
             }
             let recordLength = try reader.readCount(minimumItemSize: 1)
             let record = try reader.readBytes(recordLength)

@@ -64,7 +64,7 @@ extension DefaultsError {
     }
 
     /// The error for a stored record that cannot be decoded.
-    static func undecodable(_ failure: LMDBCodecError, key: String?, path: String) -> DefaultsError {
+    static func undecodable(_ failure: BinaryCodecError, key: String?, path: String) -> DefaultsError {
         DefaultsError(
             failure.kind == .unknownVersion ? .incompatibleFormat : .corrupted,
             "A stored record cannot be read: \(failure.message)",

@@ -75,7 +75,7 @@ extension LMDBTransaction {
     ) throws(DefaultsError) -> LMDBLongKeyBucket? {
         try derived.withBytes { derived throws(DefaultsError) -> LMDBLongKeyBucket? in
             guard let bytes = try get(derived, for: key) else { return nil }
-            do throws(LMDBCodecError) {
+            do throws(BinaryCodecError) {
                 return try LMDBLongKeyBucket.decode(bytes, derivedKey: derived, scheme: scheme)
             } catch {
                 throw DefaultsError.undecodable(error, key: key, path: path)
@@ -88,7 +88,7 @@ extension LMDBTransaction {
     }
 
     private func decode(_ record: UnsafeRawBufferPointer, key: String) throws(DefaultsError) -> DefaultsValue {
-        do throws(LMDBCodecError) {
+        do throws(BinaryCodecError) {
             return try LMDBValueCodec.decode(record)
         } catch {
             throw DefaultsError.undecodable(error, key: key, path: path)
@@ -107,7 +107,7 @@ extension LMDBTransaction {
                 return
             case LMDBKeyScheme.longKeyMarker:
                 let bucket: LMDBLongKeyBucket
-                do throws(LMDBCodecError) {
+                do throws(BinaryCodecError) {
                     bucket = try LMDBLongKeyBucket.decode(data, derivedKey: rawKey, scheme: scheme)
                 } catch {
                     throw DefaultsError.undecodable(error, key: nil, path: path)

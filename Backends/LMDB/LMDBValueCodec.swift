@@ -5,8 +5,8 @@ import Foundation
 /// followed by the value in the shared binary encoding (``BinaryValueCodec``, whose table gives
 /// every tag).
 ///
-/// Bad bytes give an ``LMDBCodecError``; a version byte above ours is
-/// ``LMDBCodecError/Kind-swift.enum/unknownVersion``.
+/// Bad bytes give an ``BinaryCodecError``; a version byte above ours is
+/// ``BinaryCodecError/Kind-swift.enum/unknownVersion``.
 package enum LMDBValueCodec {
     /// The format version this library writes and reads.
     package static let version: UInt8 = 1
@@ -22,9 +22,9 @@ package enum LMDBValueCodec {
     }
 
     /// Decodes a whole record: the version byte, one value, and nothing after it.
-    package static func decode(_ record: UnsafeRawBufferPointer) throws(LMDBCodecError) -> DefaultsValue {
+    package static func decode(_ record: UnsafeRawBufferPointer) throws(BinaryCodecError) -> DefaultsValue {
         if let value = decodeFixedScalar(record) { return value }
-        var reader = LMDBByteReader(record)
+        var reader = BinaryByteReader(record)
         try reader.readVersion(version, of: "value")
         let value = try BinaryValueCodec.decodeValue(&reader)
         guard reader.isAtEnd else { throw reader.failure("Unexpected bytes follow the value.") }
@@ -55,7 +55,7 @@ package enum LMDBValueCodec {
     }
 
     /// Decodes a record held in `bytes`.
-    package static func decode(_ bytes: [UInt8]) throws(LMDBCodecError) -> DefaultsValue {
-        try bytes.withBytes { raw throws(LMDBCodecError) in try decode(raw) }
+    package static func decode(_ bytes: [UInt8]) throws(BinaryCodecError) -> DefaultsValue {
+        try bytes.withBytes { raw throws(BinaryCodecError) in try decode(raw) }
     }
 }

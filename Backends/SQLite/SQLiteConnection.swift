@@ -324,11 +324,7 @@ final class SQLiteConnection {
             let table = SQLiteSchema.table
             return Statements(
                 select: try prepare("SELECT type, value FROM \(table) WHERE key = ?1", persistent: true, action: action),
-                upsert: try prepare(
-                    """
-                    INSERT INTO \(table) (key, type, value) VALUES (?1, ?2, ?3)
-                    ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value
-                    """, persistent: true, action: action),
+                upsert: try prepare(SQLiteValueComparison.upsertSQL, persistent: true, action: action),
                 upsertIfChanged: try prepare(SQLiteValueComparison.upsertIfChangedSQL, persistent: true, action: action),
                 upsertIfDiffers: try prepare(SQLiteValueComparison.upsertIfDiffersSQL, persistent: true, action: action),
                 delete: try prepare("DELETE FROM \(table) WHERE key = ?1", persistent: true, action: action),

@@ -22,19 +22,20 @@ enum SQLiteValueComparison {
     /// The name of the SQL function.
     static let function = "anydefaults_differ"
 
-    private static let insert = """
+    /// `?1` key, `?2` type name, `?3` value: inserts, or updates whatever is stored.
+    static let upsertSQL = """
         INSERT INTO \(SQLiteSchema.table) (key, type, value) VALUES (?1, ?2, ?3)
         ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value
         """
 
     /// `?1` key, `?2` type name, `?3` value: inserts, or updates a value whose bytes differ.
     static let upsertIfChangedSQL = """
-        \(insert)
+        \(upsertSQL)
         WHERE type IS NOT excluded.type OR value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
         """
 
     /// As ``upsertIfChangedSQL``, comparing with `anydefaults_differ`.
-    static let upsertIfDiffersSQL = "\(insert) WHERE type IS NOT excluded.type OR \(function)(type, value, excluded.value)"
+    static let upsertIfDiffersSQL = "\(upsertSQL) WHERE type IS NOT excluded.type OR \(function)(type, value, excluded.value)"
 
     /// Whether `value` is written with ``upsertIfDiffersSQL`` rather than ``upsertIfChangedSQL``.
     static func needsFunction(_ value: DefaultsValue) -> Bool {

@@ -100,9 +100,7 @@ import TestSupport
     @Test func anotherProcessesLoggedCommitArrivesAsExternalEventsBeforeTheNextLocalOne() throws {
         try withTemporaryDirectory { directory in
             let store = try LMDBProvider(path: directory.path("store"))
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store)
             try store.commitAsAnotherProcess { transaction throws(DefaultsError) in
                 try Self.put("x", .int(5), in: transaction)
                 try Self.put("y", .int(6), in: transaction)
@@ -123,9 +121,7 @@ import TestSupport
         try withTemporaryDirectory { directory in
             let store = try LMDBProvider(path: directory.path("store"))
             try store.apply([.set("old", .int(1)), .set("gone", .int(1))])
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store)
             // Entries far past the position: those in between were pruned before this process read them.
             try store.commitAsAnotherProcess { transaction throws(DefaultsError) in
                 try Self.put("new", .int(2), in: transaction)

@@ -83,12 +83,12 @@ import TestSupport
         }
         #expect(try decode(bytes) == bucket)
         // A bucket under another derived key does not hold this key.
-        #expect(throws: LMDBCodecError.self) { try decode(bytes, derived: derived.dropLast() + [0]) }
-        #expect(throws: LMDBCodecError.self) { try decode([1, 0]) }
-        #expect(throws: LMDBCodecError.self) { try decode(Array(bytes.dropLast())) }
-        #expect(throws: LMDBCodecError.self) { try decode(bytes + [0]) }
+        #expect(throws: BinaryCodecError.self) { try decode(bytes, derived: derived.dropLast() + [0]) }
+        #expect(throws: BinaryCodecError.self) { try decode([1, 0]) }
+        #expect(throws: BinaryCodecError.self) { try decode(Array(bytes.dropLast())) }
+        #expect(throws: BinaryCodecError.self) { try decode(bytes + [0]) }
         let twice = LMDBLongKeyBucket(entries: [(key, [1, 1]), (key, [1, 0])]).encoded()
-        #expect(throws: LMDBCodecError.self) { try decode(twice) }
+        #expect(throws: BinaryCodecError.self) { try decode(twice) }
         var generator = SeededGenerator(state: 7)
         for _ in 0..<5_000 {
             var damaged = bytes

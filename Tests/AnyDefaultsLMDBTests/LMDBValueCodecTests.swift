@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func newerVersionIsReportedAsSuch() {
-        #expect(throws: LMDBCodecError.self) { try LMDBValueCodec.decode([2, 0x01]) }
+        #expect(throws: BinaryCodecError.self) { try LMDBValueCodec.decode([2, 0x01]) }
         do {
             _ = try LMDBValueCodec.decode([2, 0x01])
         } catch {

@@ -104,9 +104,7 @@ import TestSupport
 
     @Test func anotherProcessesLoggedCommitArrivesAsExternalEventsBeforeTheNextLocalOne() throws {
         try withStore { store, _ in
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store)
             let raw = try RawDatabase(store.path)
             try Self.run(
                 raw,
@@ -130,9 +128,7 @@ import TestSupport
     @Test func aReaderThatMissedRowsReportsEveryKey() throws {
         try withStore { store, _ in
             try store.apply([.set("old", .int(1)), .set("gone", .int(1))])
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store)
             // Rows far past the position: those in between were pruned before this process read them.
             try Self.run(
                 RawDatabase(store.path),

@@ -55,9 +55,7 @@ import TestSupport
             let raw = try RawDatabase(store.path)
             try SQLiteChangeLogTests.foreignLease(raw)
             try store.setValue(stored, forKey: "k")
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store)
             try store.setValue(written, forKey: "k")
             try store.apply([.set("k", written), .set("other", .int(1))])
             #expect(events.all.map(\.key) == ["other"])
@@ -74,9 +72,7 @@ import TestSupport
             let raw = try RawDatabase(store.path)
             try SQLiteChangeLogTests.foreignLease(raw)
             try store.setValue(stored, forKey: "k")
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store)
             try store.apply([.set("k", written)])
             #expect(events.all == [DefaultsChangeEvent(key: "k", newValue: written)])
             #expect(try SQLiteChangeLogTests.loggedKeys(raw) == ["k", "k"])
@@ -105,9 +101,7 @@ import TestSupport
             try store.setValue(.int(0), forKey: "seed")
             let raw = try RawDatabase(store.path)
             try raw.query("INSERT INTO defaults VALUES ('real', 'double', 3), ('text', 'string', CAST('x' AS BLOB))")
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store)
             try store.apply([.set("real", .double(3)), .set("text", .string("x"))])
             #expect(events.all.map(\.key) == ["real", "text"])
             #expect(try store.value(forKey: "real") == .double(3))

@@ -81,9 +81,7 @@ import TestSupport
         try withTestSuite { suite in
             let store = try suite.provider()
             try store.setValue(.int(1), forKey: "count")
-            let log = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { log.record($0) }
-            defer { observation.cancel() }
+            let log = EventLog(store)
             let plain = try #require(suite.plain)
             plain.set(2, forKey: "count")
             plain.set("new", forKey: "added")

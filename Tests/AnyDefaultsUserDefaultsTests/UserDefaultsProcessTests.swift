@@ -56,9 +56,7 @@ import TestSupport
         try withTestSuite { suite in
             let store = try suite.provider()
             #expect(store.capabilities.contains(.externalChanges))
-            let log = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { log.record($0) }
-            defer { observation.cancel() }
+            let log = EventLog(store)
             // The children inherit this process's preferences directory: one uses the provider,
             // one plain UserDefaults (which rewrites the file in place, as XML).
             try Self.run(["set", suite.name, "fromProvider", "string", "hello"])

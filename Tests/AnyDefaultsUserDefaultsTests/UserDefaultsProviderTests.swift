@@ -124,9 +124,7 @@ import TestSupport
         try withTestSuite { suite in
             let store = try suite.provider()
             try store.apply([.set("n", .double(.nan)), .set("z", .double(-0.0)), .set("list", .array([.int(1)]))])
-            let log = Recorder<DefaultsChangeEvent>()
-            let observation = store.observe { log.record($0) }
-            defer { observation.cancel() }
+            let log = EventLog(store)
             let before = try suite.fileURL.map { try FileManager.default.attributesOfItem(atPath: $0.path) }
 
             try store.apply([.set("n", .double(-.nan)), .set("z", .double(-0.0)), .set("list", .array([.int(1)]))])

@@ -16,9 +16,7 @@ import TestSupport
             // Read every key once, so that a cache holds each value, and the absence of the others.
             let shuffled = (0..<20).map { "k\(($0 * 7) % 20)" }
             for key in ["a", "b", "c", "d", "same"] + shuffled { _ = try store.provider.value(forKey: key) }
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.provider.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store.provider)
 
             // One process, one write per argument: rewriting a value or removing an absent key
             // changes nothing and must report nothing.
@@ -79,9 +77,7 @@ import TestSupport
         try withStoreLocation(backend) { configuration, _ in
             let store = try backend.open(configuration, cached: true)
             defer { store.close() }
-            let events = Recorder<DefaultsChangeEvent>()
-            let observation = store.provider.observe { events.record($0) }
-            defer { observation.cancel() }
+            let events = EventLog(store.provider)
             let writes = [("zeta", 1), ("alpha", 2), ("zeta", 3), ("mid", 4)]
             for (index, (key, value)) in writes.enumerated() {
                 try backend.write(configuration, ["\(key)=\(value)"])

@@ -3,7 +3,7 @@ import Foundation
 import FuzzerDriver
 @testable import AnyDefaultsLMDB
 
-/// Any bytes: the LMDB backend's binary value decoder rejects them with an `LMDBCodecError` or
+/// Any bytes: the LMDB backend's binary value decoder rejects them with an `BinaryCodecError` or
 /// returns a value that encodes and decodes again to the same value; the zero-copy decoder (from
 /// a raw buffer, as LMDB hands records) agrees with the array one.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -26,9 +26,8 @@ final class InotifyHub: Sendable {
         var nextID = 0
         /// Watch descriptor → the monitors that watch that directory.
         var watchers: [Int32: [Int: Watcher]] = [:]
-        /// Watch descriptor → its directory and the events the kernel reports for it: the union of
-        /// what its monitors want, so that no event only others would want wakes this process.
-        var directories: [Int32: (path: String, mask: UInt32)] = [:]
+        /// Watch descriptor → its directory, to narrow the watch when a monitor leaves.
+        var directories: [Int32: String] = [:]
     }
 
     /// The events of a monitor that wants every change to its files.
@@ -71,7 +70,7 @@ final class InotifyHub: Sendable {
                     throw DefaultsError(.ioFailure, "Cannot watch the directory for changes (inotify_add_watch: \(reason)).", backend: backend, path: directory)
                 }
                 state.watchers[watch, default: [:]][id] = Watcher(names: names, mask: mask, queue: queue, onChange: onChange)
-                state.directories[watch] = (directory, (state.directories[watch]?.mask ?? 0) | mask)
+                state.directories[watch] = directory
                 descriptors.append(watch)
             }
             return Registration(id: id, descriptors: descriptors)
@@ -90,11 +89,9 @@ final class InotifyHub: Sendable {
                 state.directories[watch] = nil
                 inotify_rm_watch(state.descriptor, watch)
             } else if let remaining = state.watchers[watch], let directory = state.directories[watch] {
-                // Narrow the watch to what the remaining monitors want.
-                let mask = remaining.values.reduce(UInt32(0)) { $0 | $1.mask }
-                if mask != directory.mask, inotify_add_watch(state.descriptor, directory.path, mask) == watch {
-                    state.directories[watch]?.mask = mask
-                }
+                // Narrow the watch to what the remaining monitors want, so that no event only the
+                // departed one wanted wakes this process.
+                _ = inotify_add_watch(state.descriptor, directory, remaining.values.reduce(UInt32(0)) { $0 | $1.mask })
             }
         }
     }

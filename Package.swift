@@ -122,6 +122,7 @@ let package = Package(
             name: "AnyDefaultsMacrosPluginTests",
             dependencies: [
                 "AnyDefaultsMacrosPlugin",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]
         ),

@@ -219,8 +219,8 @@ struct PropertyAnalysis {
     static func needsContext(_ expression: ExprSyntax) -> Bool {
         if expression.is(NilLiteralExprSyntax.self) { return true }
         if let member = expression.as(MemberAccessExprSyntax.self) { return member.base == nil }
-        if let call = expression.as(FunctionCallExprSyntax.self) {
-            return call.calledExpression.as(MemberAccessExprSyntax.self)?.base == nil
+        if let call = expression.as(FunctionCallExprSyntax.self), let member = call.calledExpression.as(MemberAccessExprSyntax.self) {
+            return member.base == nil
         }
         if let array = expression.as(ArrayExprSyntax.self) { return array.elements.isEmpty }
         if let dictionary = expression.as(DictionaryExprSyntax.self) {

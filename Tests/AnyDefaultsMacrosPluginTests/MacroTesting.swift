@@ -1,6 +1,6 @@
 import AnyDefaultsMacrosPlugin
+import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
-import SwiftSyntaxMacros
 import Testing
 
 /// Every macro of the plug-in, by the name it is used with.

@@ -59,6 +59,7 @@ public enum DefaultsSchemaMacro: ExtensionMacro {
         }
         let equality = hasEquality ? "" : """
 
+
             \(access)static func == (lhs: Self, rhs: Self) -> Bool {
                 \(comparisons.isEmpty ? "true" : comparisons.joined(separator: "\n        && "))
             }

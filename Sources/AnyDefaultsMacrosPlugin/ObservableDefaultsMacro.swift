@@ -128,9 +128,9 @@ extension ObservableDefaultsMacro: MemberAttributeMacro {
         else { return [] }
         switch property.role {
         case .stored(let key):
-            return ["@AnyDefaultsMacros._DefaultsStoredProperty(\(KeyText.literalExpression(key)))"]
+            return ["@_DefaultsStoredProperty(\(KeyText.literalExpression(key)))"]
         case .memoryOnly:
-            return ["@AnyDefaultsMacros._DefaultsMemoryProperty"]
+            return ["@_DefaultsMemoryProperty"]
         }
     }
 }

@@ -96,7 +96,10 @@ struct PropertyAnalysis {
             return nil
         }
         if variable.bindingSpecifier.tokenKind == .keyword(.let) {
-            let useVar = FixIt.replace("use 'var'", variable.bindingSpecifier, with: TokenSyntax.keyword(.var, trailingTrivia: .space))
+            let specifier = variable.bindingSpecifier
+            let useVar = FixIt.replace(
+                "use 'var'", specifier,
+                with: TokenSyntax.keyword(.var, leadingTrivia: specifier.leadingTrivia, trailingTrivia: specifier.trailingTrivia))
             switch host {
             case .model:
                 diagnostics.append(

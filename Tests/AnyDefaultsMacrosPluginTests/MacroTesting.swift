@@ -7,8 +7,8 @@ import Testing
 let macros: [String: MacroSpec] = [
     "ObservableDefaults": MacroSpec(type: ObservableDefaultsMacro.self, conformances: ["ObservableDefaults"]),
     "DefaultsSchema": MacroSpec(type: DefaultsSchemaMacro.self, conformances: ["DefaultsSchema"]),
-    "AnyDefaultsMacros._DefaultsStoredProperty": MacroSpec(type: StoredPropertyMacro.self),
-    "AnyDefaultsMacros._DefaultsMemoryProperty": MacroSpec(type: MemoryPropertyMacro.self),
+    "_DefaultsStoredProperty": MacroSpec(type: StoredPropertyMacro.self),
+    "_DefaultsMemoryProperty": MacroSpec(type: MemoryPropertyMacro.self),
     "DefaultsBacked": MacroSpec(type: PropertyMarkerMacro.self),
     "SettingKey": MacroSpec(type: PropertyMarkerMacro.self),
     "MemoryOnly": MacroSpec(type: PropertyMarkerMacro.self),
@@ -21,11 +21,12 @@ func assertExpansion(
     _ source: String,
     expandsTo expanded: String,
     diagnostics: [DiagnosticSpec] = [],
+    applyFixIts: [String]? = nil,
     fixedSource: String? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     assertMacroExpansion(
-        source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: macros, fixedSource: fixedSource,
+        source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: macros, applyFixIts: applyFixIts, fixedSource: fixedSource,
         failureHandler: { failure in
             Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
         })

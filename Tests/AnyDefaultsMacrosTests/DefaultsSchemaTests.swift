@@ -11,11 +11,11 @@ import Testing
     func aSnapshotReadsTheSchemasKeysAndWriteChangesThemInOneBatch(_ backend: TestBackend) throws {
         try backend.withStore { store in
             let defaults = store.defaults
-            #expect(defaults.snapshot(Audio.self) == Audio())
+            #expect(defaults.snapshot(AudioSettings.self) == AudioSettings())
             let events = Recorder<DefaultsChangeEvent>()
             let observation = defaults.observe { events.record($0) }
 
-            try defaults.write(Audio.self) { audio in
+            try defaults.write(AudioSettings.self) { audio in
                 audio.volume = 0.8
                 audio.muted = true
                 audio.device = "speaker"
@@ -25,7 +25,7 @@ import Testing
             settle(defaults)
             observation.cancel()
 
-            let audio = defaults.snapshot(Audio.self)
+            let audio = defaults.snapshot(AudioSettings.self)
             #expect(audio.volume == 0.8 && audio.muted && audio.device == "speaker" && audio.layout.columns == 4 && audio.plays == 1)
             #expect(defaults.double(forKey: "audio.volume") == 0.8)
             #expect(defaults.bool(forKey: "audio.is_muted"))
@@ -33,9 +33,9 @@ import Testing
             let keys = events.all.map(\.key).filter { !$0.hasPrefix("settle.") }
             #expect(keys.sorted() == ["audio.device", "audio.is_muted", "audio.layout", "audio.plays", "audio.volume"])
 
-            try defaults.write(Audio.self) { $0.device = nil }
+            try defaults.write(AudioSettings.self) { $0.device = nil }
             #expect(!defaults.hasValue(forKey: "audio.device"))
-            #expect(defaults.snapshot(Audio.self).device == nil)
+            #expect(defaults.snapshot(AudioSettings.self).device == nil)
             #expect(store.errors.all.isEmpty, "\(store.errors.all)")
         }
     }
@@ -43,21 +43,21 @@ import Testing
     @Test func aWriteIsOneBatchAndNothingIsWrittenWhenTheBodyThrows() throws {
         let provider = BatchCountingProvider()
         let defaults = Defaults(provider)
-        try defaults.write(Audio.self) { audio in
+        try defaults.write(AudioSettings.self) { audio in
             audio.volume = 0.1
             audio.muted = true
         }
         #expect(provider.batches == 1)
         struct Stop: Error {}
         #expect(throws: Stop.self) {
-            try defaults.write(Audio.self) { audio in
+            try defaults.write(AudioSettings.self) { audio in
                 audio.volume = 0.9
                 throw Stop()
             }
         }
         #expect(provider.batches == 1)
-        #expect(defaults.snapshot(Audio.self).volume == 0.1)
-        try defaults.write(Audio.self) { _ in }
+        #expect(defaults.snapshot(AudioSettings.self).volume == 0.1)
+        try defaults.write(AudioSettings.self) { _ in }
         #expect(provider.batches == 1)   // nothing changed, nothing written
     }
 
@@ -94,13 +94,13 @@ import Testing
     func theStreamYieldsTheCurrentSnapshotThenOnePerChangeOfItsKeys(_ backend: TestBackend) async throws {
         try await backend.withStore { store in
             let defaults = store.defaults
-            let snapshots = defaults.snapshots(Audio.self)
+            let snapshots = defaults.snapshots(AudioSettings.self)
             var iterator = snapshots.makeAsyncIterator()
-            #expect(await iterator.next() == Audio())
+            #expect(await iterator.next() == AudioSettings())
 
             defaults.set(3, forKey: "unrelated")              // not a key of the schema
             defaults.set(0.5, forKey: "audio.volume")         // the default: the snapshot is unchanged
-            try defaults.write(Audio.self) { $0.muted = true; $0.volume = 0.2 }
+            try defaults.write(AudioSettings.self) { $0.muted = true; $0.volume = 0.2 }
             let next = await iterator.next()
             #expect(next?.muted == true)
             #expect(next?.volume == 0.2)                       // the batch arrives whole
@@ -134,11 +134,11 @@ import Testing
             let defaults = store.defaults
             defaults.set("many", forKey: "audio.plays")
             defaults.set(0.3, forKey: "audio.volume")
-            let audio = defaults.snapshot(Audio.self)
+            let audio = defaults.snapshot(AudioSettings.self)
             #expect(audio.plays == 0)
             #expect(audio.volume == 0.3)
             #expect(store.errors.all.map(\.key) == ["audio.plays"])
-            #expect(throws: Never.self) { try defaults.throwing.snapshot(Audio.self) }
+            #expect(throws: Never.self) { try defaults.throwing.snapshot(AudioSettings.self) }
         }
     }
 
@@ -146,8 +146,8 @@ import Testing
         let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
         defaults.register(defaults: ["ui.audio.volume": 0.7])
         let ui = defaults.scoped("ui.")
-        #expect(ui.snapshot(Audio.self).volume == 0.7)
-        try ui.write(Audio.self) { $0.muted = true }
+        #expect(ui.snapshot(AudioSettings.self).volume == 0.7)
+        try ui.write(AudioSettings.self) { $0.muted = true }
         #expect(defaults.bool(forKey: "ui.audio.is_muted"))
     }
 

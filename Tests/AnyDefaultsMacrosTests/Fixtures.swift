@@ -1,15 +1,10 @@
 import AnyDefaultsMacros
 import Foundation
 
-enum Theme: String, DefaultsSerializable { case light, dark }
-
-struct Layout: Codable, Hashable, DefaultsCodable {
-    var columns: Int
-    var sidebar: Bool
-}
+// Theme and Layout are the declarations of Docs/Macros.md, in DocumentationExamples.swift.
 
 @ObservableDefaults(prefix: "player.")
-final class PlayerSettings {
+final class PlayerPreferences {
     var volume = 0.5
     var name: String = "guest"
     var nickname: String?
@@ -32,7 +27,7 @@ final class EditorState {
 }
 
 @DefaultsSchema(prefix: "audio.")
-struct Audio {
+struct AudioSettings {
     var volume = 0.5
     @SettingKey("is_muted") var muted = false
     var device: String?

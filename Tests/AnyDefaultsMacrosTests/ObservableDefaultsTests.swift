@@ -11,7 +11,7 @@ import Testing
     func everyPropertyTypeIsStoredUnderThePrefixAndReadBack(_ backend: TestBackend) throws {
         try backend.withStore { store in
             let defaults = store.defaults
-            let settings = PlayerSettings(store: defaults)
+            let settings = PlayerPreferences(store: defaults)
             // Nothing stored: the initial values are the defaults.
             #expect(settings.volume == 0.5)
             #expect(settings.nickname == nil)
@@ -48,7 +48,7 @@ import Testing
             #expect(settings.scratch == 9)
 
             // Another model on the same store reads the same values; a new one too.
-            let other = PlayerSettings(store: defaults)
+            let other = PlayerPreferences(store: defaults)
             #expect(other.layout.columns == 3 && other.theme == .dark && other.tags == ["a", "b"])
             #expect(!other.isScrubbing)
 
@@ -63,8 +63,8 @@ import Testing
     func readingAPropertyTracksThatPropertyAlone(_ backend: TestBackend) async throws {
         try await backend.withStore { store in
             let defaults = store.defaults
-            let settings = PlayerSettings(store: defaults)
-            let other = PlayerSettings(store: defaults)
+            let settings = PlayerPreferences(store: defaults)
+            let other = PlayerPreferences(store: defaults)
             let volume = track { _ = settings.volume }
             let scrubbing = track { _ = settings.isScrubbing }
 
@@ -95,7 +95,7 @@ import Testing
     @Test(arguments: TestBackend.otherProcesses)
     func aChangeByAnotherProcessUpdatesThePropertyAndItsObservers(_ backend: TestBackend) async throws {
         try await backend.withStore { store in
-            let settings = PlayerSettings(store: store.defaults)
+            let settings = PlayerPreferences(store: store.defaults)
             #expect(settings.launches == 0)
             let launches = track { _ = settings.launches }
             let volume = track { _ = settings.volume }
@@ -116,7 +116,7 @@ import Testing
             defaults.set("loud", forKey: "player.volume")
             defaults.set(["columns": "many"] as [String: String], forKey: "player.layout")
             defaults.set(7, forKey: "player.theme")
-            let settings = PlayerSettings(store: defaults)
+            let settings = PlayerPreferences(store: defaults)
 
             #expect(settings.volume == 0.5)
             #expect(settings.layout == Layout(columns: 2, sidebar: true))
@@ -131,17 +131,17 @@ import Testing
     @Test func theInitializersTakeAStoreAStoreStringOrAProviderAPrefixAndTheFlag() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("settings.json")
-            let fromString = try PlayerSettings(store: "json:\(path)", prefix: "p2.")
+            let fromString = try PlayerPreferences(store: "json:\(path)", prefix: "p2.")
             fromString.volume = 0.25
             let reopened = Defaults(try JSONFileProvider(path: path))
             #expect(reopened.double(forKey: "p2.volume") == 0.25)
 
             let provider = AnyDefaultsMemory.InMemoryProvider()
-            let fromProvider = PlayerSettings(provider: provider)
+            let fromProvider = PlayerPreferences(provider: provider)
             fromProvider.name = "grace"
             #expect(try provider.value(forKey: "player.name") == .string("grace"))
 
-            #expect(throws: DefaultsError.self) { try PlayerSettings(store: "nosuchscheme:x") }
+            #expect(throws: DefaultsError.self) { try PlayerPreferences(store: "nosuchscheme:x") }
         }
     }
 

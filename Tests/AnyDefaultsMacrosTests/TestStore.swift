@@ -104,3 +104,10 @@ func eventually(within seconds: Double = 10, sourceLocation: SourceLocation = #_
         try await Task.sleep(for: .milliseconds(5))
     }
 }
+
+/// Counts calls from any thread.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}

@@ -37,6 +37,10 @@ enum KeyText {
             guard let part = segment.as(StringSegmentSyntax.self) else { return nil }
             text += part.content.text
         }
+        // A raw string's text is as written, unless it escapes with `\#`: then it is not read here.
+        if let pounds = literal.openingPounds {
+            return text.contains("\\" + pounds.text) ? nil : text
+        }
         // Escapes as Swift reads them, for the few that a key might hold.
         if text.contains("\\") {
             guard let unescaped = unescape(text) else { return nil }

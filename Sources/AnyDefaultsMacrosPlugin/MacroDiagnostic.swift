@@ -2,7 +2,7 @@ import SwiftDiagnostics
 import SwiftSyntax
 
 /// A diagnostic of the AnyDefaults macros: what is wrong and, where it can be said, how to fix it.
-struct MacroDiagnostic: DiagnosticMessage, Error {
+struct MacroDiagnostic: DiagnosticMessage {
     let message: String
     let id: String
     let severity: DiagnosticSeverity

@@ -81,4 +81,40 @@ import Testing
             }
             """#)
     }
+
+    /// Prefixes and keys are read as Swift reads the literal (escapes, raw strings) and written back
+    /// as plain literals.
+    @Test func rawAndEscapedLiteralsAreReadAsSwiftReadsThem() {
+        assertExpansion(
+            #"""
+            @DefaultsSchema(prefix: #"win\paths."#)
+            struct Paths {
+                @SettingKey("caf\u{E9}") var cafe = ""
+            }
+            """#,
+            expandsTo:
+            #"""
+            struct Paths {
+                var cafe = ""
+            }
+
+            extension Paths: AnyDefaultsMacros.DefaultsSchema {
+                static var defaultsSchemaKeys: [String] {
+                    [#"win\paths.café"#]
+                }
+
+                init(defaultsSchemaValues values: AnyDefaultsMacros.DefaultsSchemaValues) {
+                    self.cafe = values.value(forKey: #"win\paths.café"#, default: self.cafe)
+                }
+
+                func writeDefaultsSchemaChanges(from old: Self, to transaction: inout AnyDefaultsCore.DefaultsTransaction) {
+                    AnyDefaultsMacros.DefaultsSchemaValues.write(cafe, old: old.cafe, forKey: #"win\paths.café"#, to: &transaction)
+                }
+
+                static func == (lhs: Self, rhs: Self) -> Bool {
+                    AnyDefaultsMacros.DefaultsSchemaEquality.equal(lhs.cafe, rhs.cafe)
+                }
+            }
+            """#)
+    }
 }

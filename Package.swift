@@ -91,6 +91,9 @@ let package = Package(
         // concurrency and corruption tests, and writes for the cross-process change tests.
         .executableTarget(name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
         .executableTarget(name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
+        // Runs what uses process-wide state for the Combine tests: the documented examples on
+        // `Defaults.standard`, launches of a migration, the process-wide mock flag.
+        .executableTarget(name: "CombineTestChild", dependencies: ["AnyDefaultsCombine"], path: "Tests/Children/CombineTestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),

@@ -2,11 +2,11 @@ import Foundation
 
 /// Sends the `objectWillChange` of the object a ``PublishedDefault`` property belongs to, when the
 /// property's value changes elsewhere (another property or `Defaults` on the key, another
-/// process): on the main thread, where SwiftUI and a `@MainActor` object expect it.
+/// process): on the main queue, where SwiftUI and a `@MainActor` object expect it.
 ///
 /// It holds the publisher weakly: the object owns it, and the property must not keep it alive.
 // @unchecked Sendable: the only field is a weak reference set once, in `init`; loading a weak
-// reference is atomic in the Swift runtime. The publisher is sent on the main thread for changes
+// reference is atomic in the Swift runtime. The publisher is sent on the main queue for changes
 // made elsewhere, and on the setter's thread for a set (as `@Published` does); sending it from any
 // thread is safe in Combine and OpenCombine (`ObservableObjectPublisher.send()` takes a lock).
 final class ObjectWillChangeRelay: @unchecked Sendable {
@@ -34,13 +34,27 @@ final class ObjectWillChangeRelay: @unchecked Sendable {
         publisher?.send()
     }
 
-    /// Sends `objectWillChange` now if this is the main thread, else soon on the main queue: for
-    /// a change made elsewhere.
-    func sendOnMainThread() {
-        if Thread.isMainThread {
+    /// Sends `objectWillChange` now if this is the main queue (or the main thread), else soon on
+    /// the main queue: for a change made elsewhere.
+    func sendOnMainQueue() {
+        if Self.isOnMainQueue {
             publisher?.send()
         } else {
             DispatchQueue.main.async { [self] in publisher?.send() }
         }
     }
+
+    /// Whether this code runs on the main queue, where the main actor runs. Not the same as the
+    /// main thread: where `dispatchMain()` ends the main thread (an async `main` on Linux), a
+    /// worker thread drains the main queue.
+    static var isOnMainQueue: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
+    /// A key set on the main queue, made on first use.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
 }

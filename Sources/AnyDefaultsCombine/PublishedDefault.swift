@@ -22,7 +22,7 @@
 ///   (`CurrentValueSubject`-like); with `behavior: .willSet`, before the property exposes it
 ///   (`@Published`-like). A value equal to the current one is not published again.
 /// - **In an `ObservableObject`**: setting the property sends the object's `objectWillChange`
-///   first, as `@Published` does; a change made elsewhere sends it on the main thread. The
+///   first, as `@Published` does; a change made elsewhere sends it on the main queue. The
 ///   object needs a stable `objectWillChange`: one `@Published` property, or its own
 ///   `let objectWillChange = ObservableObjectPublisher()`.
 /// - **Mocks**: `_volume.mock = true` (or ``PublishedDefaultConfiguration/mock`` for every

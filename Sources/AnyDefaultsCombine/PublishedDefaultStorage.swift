@@ -39,6 +39,10 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
         var isSetInMemory = false
         var nextTicket: UInt64 = 0
         var relay: ObjectWillChangeRelay?
+        /// How many changes through the property (whose object was told) are under way.
+        var ownChanges = 0
+        /// Whether the store changed while the backing was being chosen.
+        var changedWhileChoosing = false
         /// Whether the enclosing object is an `ObservableObject`; `nil` until known.
         var isObservable: Bool?
 
@@ -95,42 +99,43 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
     /// Stores `value` (in memory when mocked) and publishes it. `objectWasTold`: the enclosing
     /// object's `objectWillChange` was sent for this change already.
     func set(_ value: Value, objectWasTold: Bool) {
-        let backing = backing()
-        let encoded = PublicationMark.encoding(value)
-        let (ticket, mark) = state.withLock { state in
-            let ticket = state.takeTicket()
-            let mark = encoded ?? .sequence(ticket)
-            if objectWasTold {
-                state.notified = mark
-                state.notifiedTicket = ticket
-            }
-            if case .memory = backing { state.isSetInMemory = encoded != .stored(nil) }
-            return (ticket, mark)
-        }
-        switch backing {
-        case .memory:
-            apply(value, mark: mark, ticket: ticket)
-        case .store(let store):
-            if behavior == .willSet { apply(value, mark: mark, ticket: ticket) }
-            store[key] = value
-            // Publishes what is now stored (`didSet`); converges if the write failed (reported by
-            // the store) or another one followed.
-            refresh()
-        }
+        let mark = PublicationMark.encoding(value)
+        change(to: value, mark: mark, isSet: mark != .stored(nil), objectWasTold: objectWasTold) { store in store[key] = value }
     }
 
-    /// Removes the value, so that the property reads its default.
+    /// Removes the value, so that the property reads its default; the enclosing object, if any,
+    /// is told first, on this thread, as for a set.
     func reset() {
-        switch backing() {
+        let relay = state.withLock { $0.relay }
+        relay?.sendNow()
+        change(to: key.defaultValue, mark: .stored(nil), isSet: false, objectWasTold: relay != nil) { store in store.reset(key) }
+    }
+
+    /// Makes a change through the property: in memory, or with `write` to the store (a `willSet`
+    /// property publishes first). `mark`: the new value's, `nil` if it has no stored form.
+    private func change(
+        to value: Value, mark: PublicationMark?, isSet: Bool, objectWasTold: Bool, write: (Defaults) -> Void
+    ) {
+        let backing = backing()
+        let ticket = state.withLock { state in
+            // Until the change is applied, the store's event of it does not tell the object again.
+            if objectWasTold { state.ownChanges += 1 }
+            if case .memory = backing { state.isSetInMemory = isSet }
+            return state.takeTicket()
+        }
+        defer {
+            if objectWasTold { state.withLock { $0.ownChanges -= 1 } }
+        }
+        let mark = mark ?? .sequence(ticket)
+        switch backing {
         case .memory:
-            let ticket = state.withLock { state in
-                state.isSetInMemory = false
-                return state.takeTicket()
-            }
-            apply(key.defaultValue, mark: .stored(nil), ticket: ticket)
+            apply(value, mark: mark, ticket: ticket, objectWasTold: objectWasTold)
         case .store(let store):
-            store.reset(key)
-            refresh()
+            if behavior == .willSet { apply(value, mark: mark, ticket: ticket, objectWasTold: objectWasTold) }
+            write(store)
+            // Publishes what is now stored (`didSet`); converges if the write failed (reported by
+            // the store) or another one followed.
+            refresh(objectWasTold: objectWasTold)
         }
     }
 
@@ -143,14 +148,18 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
     }
 
     /// Reads the store again and applies what it holds (nothing when mocked).
-    func refresh() {
+    func refresh(objectWasTold: Bool = false) {
         let ticketed = state.withLock { state -> (Defaults, UInt64)? in
-            guard case .store(let store)? = state.backing else { return nil }
+            guard let backing = state.backing else {
+                state.changedWhileChoosing = true
+                return nil
+            }
+            guard case .store(let store) = backing else { return nil }
             return (store, state.takeTicket())
         }
         guard let (store, ticket) = ticketed else { return }
         let (value, mark) = store.publishedValue(of: key)
-        apply(value, mark: mark, ticket: ticket)
+        apply(value, mark: mark, ticket: ticket, objectWasTold: objectWasTold)
     }
 
     // MARK: Publishing
@@ -218,21 +227,21 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
             return other
         }
         // A change that arrived between observing and choosing found no backing to update.
-        refresh()
+        if state.withLock({ $0.changedWhileChoosing }) { refresh() }
         return .store(store)
     }
 
-    /// Tells the enclosing object (unless it was told of this value), then publishes and exposes
-    /// `value` in the behaviour's order.
-    private func apply(_ value: Value, mark: PublicationMark, ticket: UInt64) {
+    /// Tells the enclosing object (unless it was told of this value, or is being told of a change
+    /// through the property), then publishes and exposes `value` in the behaviour's order.
+    private func apply(_ value: Value, mark: PublicationMark, ticket: UInt64, objectWasTold: Bool) {
         let relay = state.withLock { state -> ObjectWillChangeRelay? in
             guard ticket > state.notifiedTicket else { return nil }
             state.notifiedTicket = ticket
             guard mark != state.notified else { return nil }
             state.notified = mark
-            return state.relay
+            return objectWasTold || state.ownChanges > 0 ? nil : state.relay
         }
-        relay?.sendOnMainThread()
+        relay?.sendOnMainQueue()
         switch behavior {
         case .willSet:
             publish(value, mark: mark, ticket: ticket)

@@ -21,10 +21,18 @@ struct Backend: Sendable, CustomTestStringConvertible {
         Backend(name: "LMDB", template: "lmdb:{dir}/settings"),
     ]
 
-    /// The backends that report changes made by other processes on this platform.
+    /// The backends that report changes made by other processes on this platform (`userdefaults:`
+    /// does on Linux only).
     static let reportingOtherProcesses: [Backend] = all.filter { backend in
-        (try? backend.withStore { defaults, _ in defaults.provider.capabilities.contains(.externalChanges) }) == true
+        #if canImport(Darwin)
+        backend.name != "memory" && backend.name != "UserDefaults"
+        #else
+        backend.name != "memory"
+        #endif
     }
+
+    /// The backends whose values outlive the process.
+    static let persistent = all.filter { $0.name != "memory" }
 
     /// Opens a fresh store (behind a cache unless `cached` is false), runs `body` with it and its
     /// store string (for other processes or a second "launch"), and removes what it left.

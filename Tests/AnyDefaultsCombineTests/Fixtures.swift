@@ -14,10 +14,10 @@ extension DefaultsKeys {
 }
 
 /// Waits until `condition` holds, or records a failure after `seconds`. Awaits between checks, so
-/// that the main queue keeps running (for what is delivered there).
+/// that the main queue keeps running (for what is delivered there); runs on the caller's actor.
 func eventually(
-    within seconds: Double = 5, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
+    within seconds: Double = 5, _ comment: Comment? = nil, isolation: isolated (any Actor)? = #isolation,
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
@@ -28,6 +28,18 @@ func eventually(
         try? await Task.sleep(for: .milliseconds(2))
     }
 }
+
+/// Whether this code runs on the main queue, where the main actor runs (under `swift test` on
+/// Linux a worker thread drains it, not the main thread).
+func isOnMainQueue() -> Bool {
+    DispatchQueue.getSpecific(key: mainQueueKey) == true
+}
+
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
 
 /// Waits (blocking) until `condition` holds or `seconds` pass; returns whether it holds.
 @discardableResult

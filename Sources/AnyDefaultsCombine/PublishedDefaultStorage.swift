@@ -39,6 +39,8 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
         var isSetInMemory = false
         var nextTicket: UInt64 = 0
         var relay: ObjectWillChangeRelay?
+        /// The ticket of the latest change through the property.
+        var latestChange: UInt64 = 0
         /// How many changes through the property (whose object was told) are under way.
         var ownChanges = 0
         /// Whether the store changed while the backing was being chosen.
@@ -121,7 +123,8 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
             // Until the change is applied, the store's event of it does not tell the object again.
             if objectWasTold { state.ownChanges += 1 }
             if case .memory = backing { state.isSetInMemory = isSet }
-            return state.takeTicket()
+            state.latestChange = state.takeTicket()
+            return state.latestChange
         }
         defer {
             if objectWasTold { state.withLock { $0.ownChanges -= 1 } }
@@ -132,6 +135,9 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
             apply(value, mark: mark, ticket: ticket, objectWasTold: objectWasTold)
         case .store(let store):
             if behavior == .willSet { apply(value, mark: mark, ticket: ticket, objectWasTold: objectWasTold) }
+            // A newer change through the property (a subscriber that set it while this value was
+            // published, or another thread) has the last word: this one is not stored after it.
+            guard state.withLock({ $0.latestChange == ticket }) else { return }
             write(store)
             // Publishes what is now stored (`didSet`); converges if the write failed (reported by
             // the store) or another one followed.

@@ -159,3 +159,71 @@ import TestSupport
         cancellable.cancel()
     }
 }
+
+/// A subscriber that sets the property it listens to, and properties set from many threads.
+@Suite struct PublishedDefaultConcurrencyTests {
+    static let cases: [(Backend, PublishedDefaultBehavior)] = Backend.all.flatMap { [($0, .didSet), ($0, .willSet)] }
+
+    /// A subscriber that clamps the value it receives: its set, made from inside the delivery,
+    /// has the last word, and the values settle after one round.
+    @Test(arguments: cases)
+    func aSubscriberThatSetsThePropertySettlesIt(_ backend: Backend, behavior: PublishedDefaultBehavior) throws {
+        try backend.withStore { defaults, _ in
+            let model = AudioModel(store: defaults, behavior: behavior)
+            let seen = Recorder<Double>()
+            let clamp = model.$volume.sink { volume in
+                seen.record(volume)
+                if volume > 1 { model.volume = 1 }
+            }
+            model.volume = 3
+            #expect(waitUntil { model.volume == 1 && defaults[.volume] == 1 })
+            #expect(seen.settled(at: 3) == [0.5, 3, 1])
+            clamp.cancel()
+        }
+    }
+
+    /// Sets from several threads, and writes to the store beside them: the property, its last
+    /// published value and the store end up agreeing, and each subscriber is called one value at
+    /// a time.
+    @Test(arguments: cases)
+    func concurrentChangesConverge(_ backend: Backend, behavior: PublishedDefaultBehavior) throws {
+        try backend.withStore { defaults, _ in
+            let property = PublishedDefault(.count, store: defaults, behavior: behavior)
+            let other = PublishedDefault(.count, store: defaults, behavior: behavior)
+            let subscriber = StepSubscriber<Int>(initialDemand: .unlimited)
+            property.projectedValue.subscribe(subscriber)
+            DispatchQueue.concurrentPerform(iterations: 6) { thread in
+                for step in 1...30 {
+                    switch thread {
+                    case 0: defaults[.count] = -step
+                    case 1: other.wrappedValue = 1_000 + step
+                    default: property.wrappedValue = thread * 100 + step
+                    }
+                }
+            }
+            let stored = defaults[.count]
+            #expect(waitUntil { property.wrappedValue == stored && other.wrappedValue == stored && subscriber.values.last == stored },
+                    "stored \(stored), property \(property.wrappedValue), other \(other.wrappedValue), published \(subscriber.values.last ?? 0)")
+            #expect(subscriber.overlaps == 0)
+            subscriber.cancel()
+        }
+    }
+
+    /// A property with no subscription lets go of its store as soon as it is released, and ends
+    /// its observation of the store.
+    @Test func aReleasedPropertyEndsItsObservation() {
+        let provider = CountingProvider()
+        weak var weakDefaults: Defaults?
+        do {
+            let defaults = Defaults(provider, cached: false)
+            weakDefaults = defaults
+            let before = provider.observationCount
+            let model = AudioModel(store: defaults)
+            model.volume = 0.7
+            _ = model.theme
+            #expect(provider.observationCount == before + 2)
+        }
+        #expect(weakDefaults == nil)
+        #expect(provider.observationCount == 0)
+    }
+}

@@ -102,7 +102,13 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
     /// object's `objectWillChange` was sent for this change already.
     func set(_ value: Value, objectWasTold: Bool) {
         let mark = PublicationMark.encoding(value)
-        change(to: value, mark: mark, isSet: mark != .stored(nil), objectWasTold: objectWasTold) { store in store[key] = value }
+        guard mark != .stored(nil) else {
+            // A `nil` removes the value: the property reads (and publishes) its default again.
+            return change(to: key.defaultValue, mark: PublicationMark.encoding(key.defaultValue), isSet: false, objectWasTold: objectWasTold) {
+                store in store.reset(key)
+            }
+        }
+        change(to: value, mark: mark, isSet: true, objectWasTold: objectWasTold) { store in store[key] = value }
     }
 
     /// Removes the value, so that the property reads its default; the enclosing object, if any,
@@ -110,7 +116,9 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
     func reset() {
         let relay = state.withLock { $0.relay }
         relay?.sendNow()
-        change(to: key.defaultValue, mark: .stored(nil), isSet: false, objectWasTold: relay != nil) { store in store.reset(key) }
+        change(to: key.defaultValue, mark: PublicationMark.encoding(key.defaultValue), isSet: false, objectWasTold: relay != nil) {
+            store in store.reset(key)
+        }
     }
 
     /// Makes a change through the property: in memory, or with `write` to the store (a `willSet`

@@ -227,3 +227,27 @@ import TestSupport
         #expect(provider.observationCount == 0)
     }
 }
+
+/// An optional property with a default that is not `nil`: setting `nil` removes the value, and the
+/// property reads and publishes its default, in memory as in a store.
+@Suite struct OptionalPropertyTests {
+    @Test(arguments: [PublishedDefaultBehavior.didSet, .willSet], [false, true])
+    func settingNilGivesTheDefault(_ behavior: PublishedDefaultBehavior, mocked: Bool) {
+        let defaults = Defaults(InMemoryProvider())
+        @PublishedDefault("name", store: defaults, behavior: behavior) var name: String? = "Pitt"
+        _name.mock = mocked
+        let published = Recorder<String>()
+        let cancellable = $name.sink { published.record("\($0 ?? "nil") \(name ?? "nil")") }
+        name = "François"
+        #expect($name.isSet)
+        name = nil
+        #expect(name == "Pitt")
+        #expect(!$name.isSet)
+        #expect(defaults.hasValue(forKey: "name") == false)
+        let expected = behavior == .didSet
+            ? ["Pitt Pitt", "François François", "Pitt Pitt"]
+            : ["Pitt Pitt", "François Pitt", "Pitt François"]
+        #expect(published.all == expected)
+        cancellable.cancel()
+    }
+}

@@ -7,16 +7,15 @@
 /// }
 /// ```
 ///
-/// Get one from ``AnyDefaultsCore/Defaults/publisher(for:)``,
-/// ``AnyDefaultsCore/Defaults/publisher(forKey:as:)``,
-/// ``AnyDefaultsCore/Defaults/publisher(forKeys:)`` or
-/// ``AnyDefaultsCore/Defaults/snapshotPublisher()``. It never fails, and every subscription
-/// behaves the same way:
+/// Get one from `defaults.publisher(for:)`, `publisher(forKey:as:)`, `publisher(forKeys:)` or
+/// `snapshotPublisher()`. It never fails, and every subscription behaves the same way:
 ///
 /// - **What**: the current value on subscription, then one value per change of what the store
 ///   holds, made through this `Defaults`, another one on the same provider, another instance on
 ///   the same storage, or another process where the backend reports it (`externalChanges`).
-///   A value equal to the last one published is not published again.
+///   The value is read again after each change, so it is never older than one published before;
+///   changes that come together may be published as one, the latest. A value equal (in its
+///   stored form) to the last one published is not published again.
 /// - **Where**: values arrive on the thread that delivers the store's change (often the writer's,
 ///   during its write; a backend's watcher thread for changes made elsewhere), and the first
 ///   value on the thread that requests it. Never two at once. Use `receive(on:)` to move them.
@@ -36,6 +35,7 @@ public struct DefaultsPublisher<Output: Sendable>: CombinePublisher, Sendable {
         self.source = source
     }
 
+    /// Attaches `subscriber`: it gets a subscription, then values as it asks for them.
     public func receive<Downstream: Subscriber>(subscriber: Downstream) where Downstream.Input == Output, Downstream.Failure == Never {
         let subscription = DefaultsSubscription(subscriber, source: source)
         subscription.start()

@@ -22,6 +22,7 @@ extension PublishedDefault {
             self.storage = storage
         }
 
+        /// Attaches `subscriber`: it gets a subscription, then values as it asks for them.
         public func receive<Downstream: Subscriber>(subscriber: Downstream) where Downstream.Input == Value, Downstream.Failure == Never {
             DefaultsPublisher(storage.source).receive(subscriber: subscriber)
         }

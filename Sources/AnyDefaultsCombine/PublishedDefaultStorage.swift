@@ -85,12 +85,6 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
         return false
     }
 
-    /// The store, or `nil` when mocked; decides the backing if not done yet.
-    var store: Defaults? {
-        if case .store(let store) = backing() { return store }
-        return nil
-    }
-
     // MARK: Reading and writing
 
     var value: Value {
@@ -102,12 +96,8 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
     /// object's `objectWillChange` was sent for this change already.
     func set(_ value: Value, objectWasTold: Bool) {
         let mark = PublicationMark.encoding(value)
-        guard mark != .stored(nil) else {
-            // A `nil` removes the value: the property reads (and publishes) its default again.
-            return change(to: key.defaultValue, mark: PublicationMark.encoding(key.defaultValue), isSet: false, objectWasTold: objectWasTold) {
-                store in store.reset(key)
-            }
-        }
+        // A `nil` removes the value: the property reads (and publishes) its default again.
+        guard mark != .stored(nil) else { return remove(objectWasTold: objectWasTold) }
         change(to: value, mark: mark, isSet: true, objectWasTold: objectWasTold) { store in store[key] = value }
     }
 
@@ -116,9 +106,12 @@ final class PublishedDefaultStorage<Value: DefaultsSerializable>: Sendable {
     func reset() {
         let relay = state.withLock { $0.relay }
         relay?.sendNow()
-        change(to: key.defaultValue, mark: PublicationMark.encoding(key.defaultValue), isSet: false, objectWasTold: relay != nil) {
-            store in store.reset(key)
-        }
+        remove(objectWasTold: relay != nil)
+    }
+
+    private func remove(objectWasTold: Bool) {
+        let value = key.defaultValue
+        change(to: value, mark: PublicationMark.encoding(value), isSet: false, objectWasTold: objectWasTold) { store in store.reset(key) }
     }
 
     /// Makes a change through the property: in memory, or with `write` to the store (a `willSet`

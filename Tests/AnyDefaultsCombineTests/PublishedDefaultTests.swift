@@ -202,8 +202,9 @@ import TestSupport
                 }
             }
             let stored = defaults[.count]
-            #expect(waitUntil { property.wrappedValue == stored && other.wrappedValue == stored && subscriber.values.last == stored },
-                    "stored \(stored), property \(property.wrappedValue), other \(other.wrappedValue), published \(subscriber.values.last ?? 0)")
+            let agree = waitUntil { property.wrappedValue == stored && other.wrappedValue == stored && subscriber.values.last == stored }
+            let published = subscriber.values.last ?? 0
+            #expect(agree, "stored \(stored), properties \(property.wrappedValue) \(other.wrappedValue), published \(published)")
             #expect(subscriber.overlaps == 0)
             subscriber.cancel()
         }

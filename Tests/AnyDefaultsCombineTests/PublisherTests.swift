@@ -127,7 +127,8 @@ import TestSupport
     /// the facade's reads do; the publisher does not loop on its own removal.
     @Test func theDecodingFailurePolicyApplies() {
         let errors = ErrorLog()
-        let defaults = Defaults(InMemoryProvider(["volume": "loud"]), errorHandler: { errors.record($0) }, decodingFailurePolicy: .removeValue)
+        let defaults = Defaults(
+            InMemoryProvider(["volume": "loud"]), errorHandler: { errors.record($0) }, decodingFailurePolicy: .removeValue)
         let volumes = Recorder<Double>()
         let cancellable = defaults.publisher(for: .volume).sink { volumes.record($0) }
         #expect(volumes.settled(at: 1) == [0.5])

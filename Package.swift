@@ -2,6 +2,9 @@
 import CompilerPluginSupport
 import PackageDescription
 
+/// The platforms without Apple's Combine, where AnyDefaultsCombine uses OpenCombine.
+let withoutCombine: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
+
 // The layout mirrors the architecture (see Docs/Architecture.md): the core knows no backend, each
 // backend is one target under Backends/ (with its system-library shim beside it), the umbrella
 // registers them all, and the conformance suite ships as a library of its own.
@@ -20,6 +23,7 @@ let package = Package(
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
         // Macros: only this product builds swift-syntax and the compiler plug-in.
         .library(name: "AnyDefaultsMacros", targets: ["AnyDefaultsMacros"]),
+        .library(name: "AnyDefaultsCombine", targets: ["AnyDefaultsCombine"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
     ],
     dependencies: [
@@ -31,6 +35,8 @@ let package = Package(
         // Only the macro plug-in and its tests use it. 603 is the release made with Swift 6.3,
         // the toolchain this package builds with: its parser knows all the syntax that compiler does.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Only AnyDefaultsCombine uses it, and only where Apple's Combine is missing.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // MARK: The framework
@@ -54,6 +60,16 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        // Combine publishers: Apple's Combine where it exists, OpenCombine elsewhere (never built
+        // for Apple platforms).
+        .target(
+            name: "AnyDefaultsCombine",
+            dependencies: [
+                "AnyDefaults",
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: withoutCombine)),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: withoutCombine)),
             ]
         ),
         .executableTarget(
@@ -92,6 +108,9 @@ let package = Package(
         // concurrency and corruption tests, and writes for the cross-process change tests.
         .executableTarget(name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
         .executableTarget(name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
+        // Runs what uses process-wide state for the Combine tests: the documented examples on
+        // `Defaults.standard`, launches of a migration, the process-wide mock flag.
+        .executableTarget(name: "CombineTestChild", dependencies: ["AnyDefaultsCombine"], path: "Tests/Children/CombineTestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
@@ -126,6 +145,7 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]
         ),
+        .testTarget(name: "AnyDefaultsCombineTests", dependencies: ["AnyDefaultsCombine", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]),
         .library(name: "AnyDefaultsSQLite", targets: ["AnyDefaultsSQLite"]),
         .library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]),
+        .library(name: "AnyDefaultsPostgreSQL", targets: ["AnyDefaultsPostgreSQL"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
@@ -25,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // Only the command-line tool uses it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only the PostgreSQL backend uses it (and brings SwiftNIO with it).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: The framework
@@ -33,7 +36,7 @@ let package = Package(
             name: "AnyDefaults",
             dependencies: [
                 "AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsJSONFile", "AnyDefaultsUserDefaults",
-                "AnyDefaultsSQLite", "AnyDefaultsLMDB",
+                "AnyDefaultsSQLite", "AnyDefaultsLMDB", "AnyDefaultsPostgreSQL",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -58,6 +61,11 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+        .target(
+            name: "AnyDefaultsPostgreSQL",
+            dependencies: ["AnyDefaultsCore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Backends/PostgreSQL"
+        ),
 
         // MARK: Test support: temporary directories, child processes
         .target(name: "TestSupport", dependencies: ["AnyDefaultsCore"], path: "Tests/TestSupport"),
@@ -99,6 +107,15 @@ let package = Package(
         ),
         .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        // Against a throwaway PostgreSQL cluster that the target starts (TestSupport's PostgreSQLCluster).
+        .testTarget(
+            name: "AnyDefaultsPostgreSQLTests",
+            dependencies: [
+                "AnyDefaults", "AnyDefaultsPostgreSQL", "AnyDefaultsTesting", "TestSupport",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "ExternalChangesTests", dependencies: ["AnyDefaults", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

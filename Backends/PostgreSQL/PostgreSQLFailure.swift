@@ -54,7 +54,8 @@ public struct PostgreSQLFailure: Error, Sendable, Hashable, CustomStringConverti
     var code: DefaultsError.Code {
         guard let sqlState else { return .unavailable }
         switch sqlState {
-        case "42501", _ where sqlState.hasPrefix("28"): return .permissionDenied
+        case "42501": return .permissionDenied
+        case _ where sqlState.hasPrefix("28"): return .permissionDenied
         case "3D000", "42P01": return .notFound
         case "53100": return .storageFull
         case "40001", "40P01", "55P03", "57014": return .busy

@@ -64,6 +64,9 @@ extension PostgreSQLProvider {
         /// How often an idle connection checks the stores' revisions: it notices a silently dead
         /// connection, and anything a lost notification did not announce.
         public var heartbeat: Duration
+        /// The connection's `application_name`, by which `pg_stat_activity` shows it (and an
+        /// administrator can find it); `AnyDefaults` by default.
+        public var applicationName: String
 
         /// Options for a store on `server`; the other settings take their defaults (namespace
         /// `default`, TLS `prefer` over TCP and `disable` over a Unix socket, 10 s to connect,
@@ -79,6 +82,7 @@ extension PostgreSQLProvider {
             connectTimeout = .seconds(10)
             timeout = .seconds(10)
             heartbeat = .seconds(10)
+            applicationName = "AnyDefaults"
         }
 
         /// The connection's identity: everything but the namespace. Stores whose options share it

@@ -104,10 +104,13 @@ struct PostgreSQLReplica {
     /// Stores the bytes of a row (`nil`: removed), or notes the damage if they do not decode.
     private mutating func store(_ key: String, bytes: [UInt8]?, writer: Writer?) -> Event? {
         guard let bytes else { return set(key, nil, writer: writer) }
-        do {
-            let value = try bytes.withUnsafeBytes { buffer throws(BinaryCodecError) in try BinaryValueCodec.decode(buffer) }
+        let decoded = bytes.withUnsafeBytes { buffer in
+            Result { () throws(BinaryCodecError) in try BinaryValueCodec.decode(buffer) }
+        }
+        switch decoded {
+        case .success(let value):
             return set(key, value, writer: writer)
-        } catch {
+        case .failure(let error):
             damaged[key] = .postgres(
                 .corrupted, "The stored value cannot be read: \(error.description).", key: key, cause: error)
             values.removeValue(forKey: key)

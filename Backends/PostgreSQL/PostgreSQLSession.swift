@@ -262,7 +262,7 @@ final class PostgreSQLSession: Sendable {
         let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             guard !answered.exchange(true, ordering: .relaxed) else { return }
             promise.fail(PostgreSQLTimeout(limit: timeout))
-            connection.close(promise: nil)
+            Self.close(connection)
         }
         connection.query(query, logger: logger).whenComplete { result in
             timer.cancel()
@@ -290,7 +290,7 @@ final class PostgreSQLSession: Sendable {
         // The server gives up a little before the client does, with a clean error.
         let milliseconds = max(1, Int(TimeAmount(options.timeout).nanoseconds / 1_000_000) - 100)
         configuration.options.additionalStartupParameters = [
-            ("application_name", "AnyDefaults"), ("statement_timeout", "\(milliseconds)"),
+            ("application_name", options.applicationName), ("statement_timeout", "\(milliseconds)"),
         ]
         return configuration
     }

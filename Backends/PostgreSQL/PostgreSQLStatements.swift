@@ -120,7 +120,7 @@ enum PostgreSQLStatements {
                 FROM anydefaults_namespaces n
                 LEFT JOIN anydefaults_values v ON v.namespace = n.namespace AND v.revision > $2 AND (NOT $3 OR v.value IS NOT NULL)
                 WHERE n.namespace = $1
-                ORDER BY v.revision
+                ORDER BY v.revision, v.key
                 """,
             binds: binds)
     }

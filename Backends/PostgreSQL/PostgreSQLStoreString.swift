@@ -15,6 +15,7 @@ extension PostgreSQLProvider {
         StoreOption("sslrootcert", values: "path", summary: "PEM file of the authorities to trust for verify-ca/verify-full"),
         StoreOption("connecttimeout", values: "seconds", summary: "how long connecting may take (default 10)"),
         StoreOption("timeout", values: "seconds", summary: "how long one statement may take (default 10)"),
+        StoreOption("applicationname", values: "name", summary: "the connection's application_name (default AnyDefaults)"),
     ]
 }
 
@@ -29,7 +30,8 @@ extension PostgreSQLProvider.Options {
     ///   directory (the socket `.s.PGSQL.PORT` in it) or by the socket file itself.
     ///
     /// Options (``PostgreSQLProvider/storeOptions``): `namespace`, `user`, `password`,
-    /// `passwordfile`, `database`, `port`, `sslmode`, `sslrootcert`, `connecttimeout`, `timeout`.
+    /// `passwordfile`, `database`, `port`, `sslmode`, `sslrootcert`, `connecttimeout`, `timeout`,
+    /// `applicationname`.
     /// Without a password in the string, `PGPASSWORD` is used if set; without a user, `PGUSER`,
     /// else the user running the process.
     ///
@@ -92,6 +94,7 @@ extension PostgreSQLProvider.Options {
         trustedCertificatesFile = options["sslrootcert"]
         connectTimeout = .seconds(try configuration.intOption("connecttimeout", in: 1...86_400, default: 10))
         timeout = .seconds(try configuration.intOption("timeout", in: 1...86_400, default: 10))
+        if let name = options["applicationname"] { applicationName = name }
         self = try validated()
     }
 

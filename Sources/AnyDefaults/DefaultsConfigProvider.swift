@@ -66,13 +66,16 @@ public final class DefaultsConfigProvider: ConfigProvider, Sendable {
         return try lookup(name, try store.value(forKey: name), type: type)
     }
 
-    public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
+    // The protocol's async requirements run on the caller's executor (swift-configuration builds
+    // with NonisolatedNonsendingByDefault), so these say so explicitly.
+
+    nonisolated(nonsending) public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
         try value(forKey: key, type: type)
     }
 
-    public func watchValue<Return: ~Copyable>(
+    nonisolated(nonsending) public func watchValue<Return: ~Copyable>(
         forKey key: AbsoluteConfigKey, type: ConfigType,
-        updatesHandler: (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
     ) async throws -> Return {
         let name = storeKey(key)
         let (stream, continuation) = AsyncStream<Result<LookupResult, any Error>>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -93,8 +96,8 @@ public final class DefaultsConfigProvider: ConfigProvider, Sendable {
         Snapshot(provider: self, values: (try? store.allValues()) ?? [:])
     }
 
-    public func watchSnapshot<Return: ~Copyable>(
-        updatesHandler: (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
+    nonisolated(nonsending) public func watchSnapshot<Return: ~Copyable>(
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
     ) async throws -> Return {
         let (stream, continuation) = AsyncStream<any ConfigSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let observation = store.observe { [self] _ in continuation.yield(snapshot()) }

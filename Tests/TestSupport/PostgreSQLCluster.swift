@@ -23,8 +23,10 @@ public final class PostgreSQLCluster: Sendable {
 
     /// The superuser of the cluster; over TCP it logs in with ``password``, over the socket it is
     /// trusted.
-    public let user = "anydefaults"
-    public let password = "test-secret"
+    public var user: String { Self.superuser }
+    public var password: String { Self.superuserPassword }
+    private static let superuser = "anydefaults"
+    private static let superuserPassword = "test-secret"
     public let directory: String
     public let socketDirectory: String
     public let port: Int
@@ -64,7 +66,7 @@ public final class PostgreSQLCluster: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             if let runAs, let owner = getpwnam(runAs) { chown(directory, owner.pointee.pw_uid, owner.pointee.pw_gid) }
-            try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/superuser-password"))
+            try Data((Self.superuserPassword + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/superuser-password"))
             if let runAs, let owner = getpwnam(runAs) { chown(directory + "/superuser-password", owner.pointee.pw_uid, owner.pointee.pw_gid) }
         } catch {
             throw Unavailable(description: "Cannot prepare \(directory) for a PostgreSQL cluster: \(error)")
@@ -76,12 +78,13 @@ public final class PostgreSQLCluster: Sendable {
             let port = Self.freeLoopbackPort()
             do {
                 if attempt == 0 {
-                    try run("initdb", [
-                        "-D", directory + "/data", "-U", user, "--pwfile", directory + "/superuser-password",
+                    let arguments = [
+                        "-D", directory + "/data", "-U", Self.superuser, "--pwfile", directory + "/superuser-password",
                         "--auth-local", "trust", "--auth-host", "scram-sha-256", "-E", "UTF8", "--locale", "C", "--no-sync",
-                    ])
+                    ]
+                    try Self.run("initdb", arguments, binaries: binaries, runAs: runAs, directory: directory)
                 }
-                try run("pg_ctl", Self.startArguments(directory: directory, port: port))
+                try Self.run("pg_ctl", Self.startArguments(directory: directory, port: port), binaries: binaries, runAs: runAs, directory: directory)
                 started = port
                 break
             } catch {
@@ -113,12 +116,12 @@ public final class PostgreSQLCluster: Sendable {
         try run("psql", ["-h", socketDirectory, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-Atc", sql])
     }
 
-    /// Ends every connection of the AnyDefaults library (`pg_terminate_backend`), as a network
-    /// failure or an administrator would; returns how many were ended.
+    /// Ends every connection whose `application_name` is `application` (`pg_terminate_backend`),
+    /// as a network failure or an administrator would; returns how many were ended.
     @discardableResult
-    public func terminateLibraryConnections() throws -> Int {
+    public func terminateConnections(of application: String = "AnyDefaults") throws -> Int {
         let output = try psql(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'AnyDefaults' AND pid <> pg_backend_pid()")
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)' AND pid <> pg_backend_pid()")
         return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
@@ -141,7 +144,11 @@ public final class PostgreSQLCluster: Sendable {
 
     /// Stops the server and removes its directory. Calling it again does nothing.
     public func stop() {
-        guard !stopped.withLock({ defer { $0 = true }; return $0 }) else { return }
+        let wasStopped = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
+        guard !wasStopped else { return }
         _ = try? run("pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "-t", "30", "stop"])
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -173,43 +180,59 @@ public final class PostgreSQLCluster: Sendable {
 
     @discardableResult
     private func run(_ tool: String, _ arguments: [String]) throws(Unavailable) -> String {
-        let process = Process()
-        if let runAs {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", runAs, "--", binaries + "/" + tool] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: binaries + "/" + tool)
-            process.arguments = arguments
+        try Self.run(tool, arguments, binaries: binaries, runAs: runAs, directory: directory)
+    }
+
+    /// Runs `tool` (as ``runAs`` when set) in `directory` and returns its standard output.
+    ///
+    /// posix_spawn and waitpid rather than Foundation's Process: `pg_ctl start` leaves the server
+    /// running, and Foundation's Process was seen never to notice that pg_ctl had exited; output goes
+    /// to files, not pipes, which the server would hold open.
+    @discardableResult
+    private static func run(
+        _ tool: String, _ arguments: [String], binaries: String, runAs: String?, directory: String
+    ) throws(Unavailable) -> String {
+        let command = (runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [binaries + "/" + tool] + arguments
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("anydefaults-pg-run-\(UUID().uuidString)").path
+        defer {
+            unlink(capture + ".out")
+            unlink(capture + ".err")
         }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        // The shell enters the directory (readable by the server's user) and redirects.
+        let script = #"cd "$1" && shift && exec "$@" </dev/null >"$OUT" 2>"$ERR""#
         var environment = ProcessInfo.processInfo.environment
         environment["LC_ALL"] = "C"
+        environment["OUT"] = capture + ".out"
+        environment["ERR"] = capture + ".err"
         environment.removeValue(forKey: "PGPASSWORD")
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw Unavailable(description: "\(tool) could not be run: \(error)")
+        let status = spawnAndWait(["/bin/sh", "-c", script, "sh", directory] + command, environment: environment)
+        let text = (try? String(contentsOfFile: capture + ".out", encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            let errorText = (try? String(contentsOfFile: capture + ".err", encoding: .utf8)) ?? ""
+            throw Unavailable(description: "\(tool) \(arguments.joined(separator: " ")) failed (status \(status)): \(errorText)")
         }
-        let errorText = Mutex(Data())
-        let reading = DispatchGroup()
-        DispatchQueue.global().async(group: reading) {
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            errorText.withLock { $0 = data }
+        return text
+    }
+
+    /// Runs `arguments` (the first is the executable's path) and waits for it; returns its exit
+    /// status, or -1 if it could not be started or ended by a signal.
+    private static func spawnAndWait(_ arguments: [String], environment: [String: String]) -> Int32 {
+        var argv = arguments.map { strdup($0) }
+        argv.append(nil)
+        var envp = environment.map { strdup("\($0.key)=\($0.value)") }
+        envp.append(nil)
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        reading.wait()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Unavailable(
-                description: "\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(String(decoding: errorText.withLock { $0 }, as: UTF8.self))")
+        var pid = pid_t()
+        guard posix_spawn(&pid, arguments[0], nil, nil, argv, envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { return -1 }
         }
-        return String(decoding: text, as: UTF8.self)
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
     }
 
     /// Where initdb and pg_ctl are: on the PATH, else `pg_config --bindir`, else Debian's

@@ -60,7 +60,10 @@ import TestSupport
         #expect(try StoreConfiguration(parsing: "pg:///run/pg").authority == nil)
 
         let registry = ProviderRegistry()
-        registry.register(scheme: "pg", summary: "a server", location: .server("//HOST/DB or SOCKETDIR")) { _ in TestProvider() }
+        registry.register(
+            scheme: "pg", summary: "a server", location: .server("//HOST/DB or SOCKETDIR"),
+            options: [StoreOption("namespace", values: "name", summary: "a store")]
+        ) { _ in TestProvider() }
         registry.register(scheme: "file", summary: "a file", location: .path("PATH")) { _ in TestProvider() }
         #expect(try registry.validate(parsed).authority == "app%40corp@[::1]:5433")
         #expect(try registry.validate(StoreConfiguration(parsing: "pg:/run/pg/../pg")).location == "/run/pg")

@@ -23,6 +23,13 @@ final class PostgreSQLNamespace: Sendable {
         /// The newest revision heard of (notifications, the heartbeat).
         var heard: Int64 = 0
         var catchingUp = false
+        /// Statements of this namespace are numbered as they are sent (the connection answers them
+        /// in that order); the writes sent and not yet folded in, by number.
+        var nextTicket = 0
+        var writesInFlight: Set<Int> = []
+        /// A catch-up's answer that waits for writes sent before it: their callbacks may run after
+        /// its own, and it may hold their rows, which must be known as theirs first.
+        var deferredCatchUp: (ticket: Int, result: Result<PostgresQueryResult, any Error>, full: Bool)?
         var members: [ObjectIdentifier: Member] = [:]
         var loadWaiters: [EventLoopPromise<Void>] = []
         var loadFailure: DefaultsError?
@@ -145,15 +152,35 @@ final class PostgreSQLNamespace: Sendable {
     /// when rows it needs were pruned), unless a catch-up is running: it runs again afterwards if
     /// more was heard meanwhile.
     private func catchUp(full: Bool = false) {
-        let start = state.withLock { state -> (after: Int64, full: Bool)? in
+        let sent = state.withLock { state -> (ticket: Int, full: Bool, answer: EventLoopFuture<PostgresQueryResult>)? in
             guard !state.catchingUp else { return nil }
             state.catchingUp = true
-            return (state.replica.known, full || !state.replica.isLoaded)
+            let full = full || !state.replica.isLoaded
+            let query = PostgreSQLStatements.catchUp(namespace: name, after: state.replica.known, full: full)
+            // Numbered and sent under the lock, so that numbers follow the connection's order.
+            state.nextTicket += 1
+            return (state.nextTicket, full, session.run(query))
         }
-        guard let start else { return }
-        session.run(PostgreSQLStatements.catchUp(namespace: name, after: start.after, full: start.full)).whenComplete { result in
-            self.caughtUp(result, full: start.full)
+        guard let sent else { return }
+        sent.answer.whenComplete { result in
+            let ready = self.state.withLock { state -> Bool in
+                guard let earliest = state.writesInFlight.min(), earliest < sent.ticket else { return true }
+                state.deferredCatchUp = (sent.ticket, result, sent.full)
+                return false
+            }
+            if ready { self.caughtUp(result, full: sent.full) }
         }
+    }
+
+    /// A write sent as `ticket` was folded in (or failed): a catch-up waiting for it goes on.
+    private func writeSettled(_ ticket: Int) {
+        let deferred = state.withLock { state -> (ticket: Int, result: Result<PostgresQueryResult, any Error>, full: Bool)? in
+            state.writesInFlight.remove(ticket)
+            guard let deferred = state.deferredCatchUp, (state.writesInFlight.min() ?? .max) > deferred.ticket else { return nil }
+            state.deferredCatchUp = nil
+            return deferred
+        }
+        if let deferred { caughtUp(deferred.result, full: deferred.full) }
     }
 
     private func caughtUp(_ result: Result<PostgresQueryResult, any Error>, full: Bool) {
@@ -228,21 +255,34 @@ final class PostgreSQLNamespace: Sendable {
     /// Writes `changes` (valid, canonical, each key once) for the instance of `writer`; succeeds
     /// once they are committed and in the replica.
     func write(_ changes: [DefaultsChange], from writer: ChangeBroadcaster) -> EventLoopFuture<Void> {
-        session.run(PostgreSQLStatements.write(namespace: name, channel: channel, changes: changes))
-            .flatMapError { error in self.session.eventLoop.makeFailedFuture(Self.writeError(error)) }
-            .flatMapThrowing { try PostgreSQLStatements.commit($0) }
-            .flatMap { commit in self.committed(commit, changes: changes, writer: writer) }
+        send(PostgreSQLStatements.write(namespace: name, channel: channel, changes: changes), from: writer) { _ in changes }
     }
 
     /// Removes every key of the namespace for the instance of `writer`.
     func removeAll(from writer: ChangeBroadcaster) -> EventLoopFuture<Void> {
-        session.run(PostgreSQLStatements.removeAll(namespace: name, channel: channel))
+        send(PostgreSQLStatements.removeAll(namespace: name, channel: channel), from: writer) { commit in
+            (commit.removedKeys ?? []).compactMap { String(validating: $0, as: UTF8.self) }.map { .remove($0) }
+        }
+    }
+
+    /// Sends a write, numbered like the catch-ups, and folds in the changes it committed.
+    private func send(
+        _ query: PostgresQuery, from writer: ChangeBroadcaster, changes: @escaping @Sendable (PostgreSQLStatements.Commit) -> [DefaultsChange]
+    ) -> EventLoopFuture<Void> {
+        let (ticket, answer) = state.withLock { state in
+            state.nextTicket += 1
+            state.writesInFlight.insert(state.nextTicket)
+            return (state.nextTicket, session.run(query))
+        }
+        let folded = answer
             .flatMapError { error in self.session.eventLoop.makeFailedFuture(Self.writeError(error)) }
             .flatMapThrowing { try PostgreSQLStatements.commit($0) }
-            .flatMap { commit in
-                let keys = (commit.removedKeys ?? []).compactMap { String(validating: $0, as: UTF8.self) }
-                return self.committed(commit, changes: keys.map { .remove($0) }, writer: writer)
-            }
+            .flatMap { commit in self.committed(commit, changes: changes(commit), writer: writer) }
+        // A catch-up that came back first may be applied once the commit is folded in (its pending
+        // entry recorded, if it came after a gap) or failed: the callbacks above run in the tick
+        // the answer arrives, so the next tick is after them.
+        answer.whenComplete { _ in self.session.eventLoop.execute { self.writeSettled(ticket) } }
+        return folded
     }
 
     /// Folds a commit into the replica: at once if nothing came between it and what is known,

@@ -90,8 +90,7 @@ import TestSupport
         let (a, b) = (freshNamespace("a"), freshNamespace("b"))
         let first = try PostgreSQLProvider(url: cluster.storeString(namespace: a))
         let second = try PostgreSQLProvider(url: cluster.storeString(namespace: b))
-        let events = Events()
-        let observation = second.observe { events.record($0) }
+        let events = EventLog(second)
         try first.apply([.set("k", .int(1)), .set("only.a", .bool(true))])
         try second.setValue(.int(2), forKey: "k")
         try first.removeAll()
@@ -99,7 +98,6 @@ import TestSupport
         #expect(try second.keys() == ["k"])
         #expect(try first.keys().isEmpty)
         #expect(events.all.map(\.key) == ["k"])
-        observation.cancel()
     }
 
     @Test func theSchemaIsCreatedWithItsVersionAndANewerOneIsRefused() throws {
@@ -144,8 +142,7 @@ import TestSupport
         let here = try PostgreSQLProvider(url: cluster.storeString(namespace: namespace)).cached()
         let there = try openOverTCP(cluster, namespace: namespace)
         #expect(try here.value(forKey: "flag") == nil)   // the cache now holds the absence
-        let events = Events()
-        let observation = here.observe { events.record($0) }
+        let events = EventLog(here)
         try there.apply([.set("flag", .bool(true)), .set("limit", .int(20))])
         try there.removeValue(forKey: "limit")
         #expect(eventually { events.all.count >= 3 })
@@ -153,7 +150,6 @@ import TestSupport
         #expect(events.all.allSatisfy { $0.origin == .external })
         #expect(try here.value(forKey: "flag") == .bool(true))
         #expect(try here.value(forKey: "limit") == nil)
-        observation.cancel()
     }
 
     @Test func anotherProcessWritesByStoreStringAndThisOneHearsIt() throws {
@@ -161,8 +157,7 @@ import TestSupport
         let namespace = freshNamespace()
         let store = cluster.storeString(namespace: namespace)
         let here = try PostgreSQLProvider(url: store)
-        let events = Events()
-        let observation = here.observe { events.record($0) }
+        let events = EventLog(here)
         let result = try ChildProcess.run("ExternalChangesTestChild", [store, "a=1,b=2", "-a", "c=3"])
         #expect(result.status == 0, "\(result.standardError)")
         // Commits read together arrive once per key, in commit order (a key at its last change);
@@ -184,7 +179,6 @@ import TestSupport
         #expect(child.terminationStatus == 0)
         // One commit's keys arrive in key order.
         #expect(printed.split(separator: "\n") == ["b=nil", "x=int(7)"])
-        observation.cancel()
     }
 
     @Test func aSynchronousWriteRefusesToBlockAnEventLoop() throws {
@@ -207,8 +201,7 @@ import TestSupport
         let cluster = try PostgreSQLCluster.shared()
         let namespace = freshNamespace()
         let store = try await PostgreSQLProvider.open(options: PostgreSQLProvider.Options(StoreConfiguration(parsing: cluster.storeString(namespace: namespace))))
-        let events = Events()
-        let observation = store.observe { events.record($0) }
+        let events = EventLog(store)
         // Many at once from the cooperative pool: none blocks a thread while it waits.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<64 {
@@ -227,7 +220,6 @@ import TestSupport
         try await store.removeAllAsync()
         let other = try openOverTCP(cluster, namespace: namespace)
         #expect(try other.keys().isEmpty)
-        observation.cancel()
     }
 
     @Test func refreshReadsWhatAnotherMachineJustWrote() throws {

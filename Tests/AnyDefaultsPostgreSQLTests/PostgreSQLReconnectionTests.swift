@@ -31,7 +31,7 @@ import TestSupport
 
     /// Every key written is heard by the listener, with its value, exactly as written, and is in
     /// its replica.
-    private func expectNothingLost(_ events: Events, _ listener: PostgreSQLProvider, count: Int) throws {
+    private func expectNothingLost(_ events: EventLog, _ listener: PostgreSQLProvider, count: Int) throws {
         let keys = { Set(events.all.map(\.key).filter { $0.hasPrefix("k") }) }
         let heard = eventually(timeout: .seconds(30)) { keys().count == count }
         let missing = (0..<count).map { "k\($0)" }.filter { !keys().contains($0) }
@@ -65,8 +65,7 @@ import TestSupport
         let namespace = freshNamespace()
         let writer = try openOverTCP(cluster, namespace: namespace)   // creates the tables
         let listener = try listener(cluster, namespace: namespace)
-        let events = Events()
-        let observation = listener.observe { events.record($0) }
+        let events = EventLog(listener)
         var terminated: [Int] = []
         let failures = try write(200, through: writer) {
             // pg_terminate_backend on the listener's connection, once while it may come back at
@@ -80,7 +79,6 @@ import TestSupport
         #expect(failures == 0, "the writer's connection was not touched")
         #expect(terminated == [1, 1])
         try expectNothingLost(events, listener, count: 200)
-        observation.cancel()
     }
 
     @Test func noChangeIsLostAcrossAServerRestart() throws {
@@ -89,8 +87,7 @@ import TestSupport
         let namespace = freshNamespace()
         let writer = try openOverTCP(cluster, namespace: namespace)
         let listener = try listener(cluster, namespace: namespace)
-        let events = Events()
-        let observation = listener.observe { events.record($0) }
+        let events = EventLog(listener)
         let failures = try write(200, through: writer) {
             // The listener stays out after the restart until the writes are done.
             try lockOut(cluster, true)
@@ -99,7 +96,6 @@ import TestSupport
         try lockOut(cluster, false)
         #expect(failures > 0, "the writer should have met the restart")
         try expectNothingLost(events, listener, count: 200)
-        observation.cancel()
     }
 
     @Test func whileTheServerIsDownReadsServeTheReplicaAndWritesFailAtOnce() throws {

@@ -26,13 +26,7 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool
     return try condition()
 }
 
-/// Collects events from any thread.
-final class Events: Sendable {
-    private let events = Mutex<[DefaultsChangeEvent]>([])
-
-    func record(_ event: DefaultsChangeEvent) { events.withLock { $0.append(event) } }
-
-    var all: [DefaultsChangeEvent] { events.withLock { $0 } }
-
+extension EventLog {
+    /// The values `key` took, event by event.
     func values(of key: String) -> [DefaultsValue?] { all.filter { $0.key == key }.map(\.newValue) }
 }

@@ -10,36 +10,39 @@ import Testing
 /// its upstream's async writes with the same bookkeeping; the facade offers them as
 /// `defaults.async`.
 @Suite struct AsyncWriteTests {
-    /// More writes than the pool has threads, all blocked inside the provider at once: possible
-    /// only if the default runs them on threads of their own. Were they run on the pool, at most
-    /// one per core could enter, and the others would wait for a thread.
-    @Test func theDefaultAsyncWritesBlockNoThreadOfTheCooperativePool() throws {
+    /// Several writes whose tasks all run on ONE thread, all blocked inside the provider at once:
+    /// possible only if the default runs each blocking write on a thread of its own and suspends
+    /// the task meanwhile. Were it run inline, the first write would hold the thread and no other
+    /// could enter. (A one-thread executor of its own, rather than the shared pool, which other
+    /// tests keep busy.)
+    @Test func theDefaultAsyncWritesBlockNoThreadOfTheCallingExecutor() throws {
         let provider = SpyProvider()
-        let writers = ProcessInfo.processInfo.activeProcessorCount * 3 + 2
+        let writers = 6
         let entered = Counter()
         let gate = DispatchSemaphore(value: 0)
         provider.beforeCommit { _ in
             entered.increment()
             gate.wait()
         }
+        let executor = OneThreadExecutor()
         let finished = Counter()
         for index in 0..<writers {
-            Task.detached {
+            Task(executorPreference: executor) {
                 try await provider.setValueAsync(.int(Int64(index)), forKey: "k\(index)")
                 finished.increment()
             }
         }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(20)
         while entered.count < writers, Date() < deadline { usleep(1_000) }
         let blockedAtOnce = entered.count
-        // And a task still runs while they are all blocked.
+        // And the executor's thread still runs other work while they are all blocked.
         let ran = DispatchSemaphore(value: 0)
-        Task.detached { ran.signal() }
-        let poolFree = ran.wait(timeout: .now() + 5) == .success
+        Task(executorPreference: executor) { ran.signal() }
+        let threadFree = ran.wait(timeout: .now() + 10) == .success
         for _ in 0..<writers { gate.signal() }
-        while finished.count < writers, Date() < deadline.addingTimeInterval(10) { usleep(1_000) }
+        while finished.count < writers, Date() < deadline.addingTimeInterval(20) { usleep(1_000) }
         #expect(blockedAtOnce == writers)
-        #expect(poolFree)
+        #expect(threadFree)
         #expect(finished.count == writers)
         #expect(provider.counts.writes == writers)
     }
@@ -116,4 +119,14 @@ private final class Counter: Sendable {
     private let value = Atomic(0)
     func increment() { value.add(1, ordering: .relaxed) }
     var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// A task executor with one thread of its own (a serial queue).
+private final class OneThreadExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "AsyncWriteTests.one-thread")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }

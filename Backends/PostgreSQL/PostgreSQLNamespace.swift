@@ -22,7 +22,8 @@ final class PostgreSQLNamespace: Sendable {
         var replica = PostgreSQLReplica()
         /// The newest revision heard of (notifications, the heartbeat).
         var heard: Int64 = 0
-        var catchingUp = false
+        /// The number of the catch-up in flight, if one is.
+        var catchUpTicket: Int?
         /// Statements of this namespace are numbered as they are sent (the connection answers them
         /// in that order); the writes sent and not yet folded in, by number.
         var nextTicket = 0
@@ -139,7 +140,9 @@ final class PostgreSQLNamespace: Sendable {
     /// (they committed), and the catch-up after reconnecting brings the rest.
     func connectionLost() {
         let waiters = state.withLock { state -> [EventLoopPromise<Void>] in
-            state.catchingUp = false
+            // A catch-up's answer from the old connection is out of date: the reconnect reads again.
+            state.catchUpTicket = nil
+            state.deferredCatchUp = nil
             distribute(state.replica.applyPending(), &state)
             defer { state.commitWaiters = [:] }
             return state.commitWaiters.values.flatMap { $0 }
@@ -153,17 +156,19 @@ final class PostgreSQLNamespace: Sendable {
     /// more was heard meanwhile.
     private func catchUp(full: Bool = false) {
         let sent = state.withLock { state -> (ticket: Int, full: Bool, answer: EventLoopFuture<PostgresQueryResult>)? in
-            guard !state.catchingUp else { return nil }
-            state.catchingUp = true
+            guard state.catchUpTicket == nil else { return nil }
             let full = full || !state.replica.isLoaded
             let query = PostgreSQLStatements.catchUp(namespace: name, after: state.replica.known, full: full)
             // Numbered and sent under the lock, so that numbers follow the connection's order.
             state.nextTicket += 1
+            state.catchUpTicket = state.nextTicket
             return (state.nextTicket, full, session.run(query))
         }
         guard let sent else { return }
         sent.answer.whenComplete { result in
             let ready = self.state.withLock { state -> Bool in
+                // An answer from before a reconnect is out of date: the reconnect reads again.
+                guard state.catchUpTicket == sent.ticket else { return false }
                 guard let earliest = state.writesInFlight.min(), earliest < sent.ticket else { return true }
                 state.deferredCatchUp = (sent.ticket, result, sent.full)
                 return false
@@ -190,7 +195,7 @@ final class PostgreSQLNamespace: Sendable {
         var loadFailure: DefaultsError?
         var commitWaiters: [EventLoopPromise<Void>] = []
         state.withLock { state in
-            state.catchingUp = false
+            state.catchUpTicket = nil
             let delta: PostgreSQLStatements.Delta
             do {
                 delta = try PostgreSQLStatements.delta(result.get())

@@ -180,9 +180,9 @@ public final class PostgreSQLProvider: DefaultsProvider {
         return changes.enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
     }
 
-    private func wait(_ future: EventLoopFuture<Void>, _ action: String) throws(DefaultsError) {
+    private func wait(_ future: @autoclosure () -> EventLoopFuture<Void>, _ action: String) throws(DefaultsError) {
         // Each statement has its own limit; this bounds the catch-up a write may wait for too.
-        try PostgreSQLWait.result(of: future, within: options.timeout * 3 + .seconds(1), action: action)
+        try PostgreSQLWait.result(of: future(), within: options.timeout * 3 + .seconds(1), action: action)
         namespace.deliverPending()
     }
 

@@ -117,11 +117,20 @@ import Testing
                 let check = try ChildProcess.run("JSONFileTestChild", ["get", path, "counter"])
                 #expect(check.status == 0, "\(check.standardError)")
             }
-            // Opening the file clears what the killed writers left behind, and nothing else.
+            // Opening the file clears what the killed writers left behind (once it is older than
+            // a few seconds: here made so), and nothing else: not the file of a live process,
+            // nor a fresh one.
+            let old = Date(timeIntervalSinceNow: -60)
             try FileFacts.write("", to: directory.path(".s.json.tmp-\(getpid())-live"))
             try FileFacts.write("", to: directory.path(".s.json.tmp-\(deadWriter)-abandoned"))
+            for name in try FileFacts.names(in: directory.path) where name.contains(".tmp-") {
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: directory.path(name))
+            }
+            try FileFacts.write("", to: directory.path(".s.json.tmp-\(deadWriter)-fresh"))
             _ = try JSONFileProvider(path: path)
-            #expect(try FileFacts.names(in: directory.path) == [".s.json.tmp-\(getpid())-live", "s.json", "s.json.lock"])
+            #expect(
+                Set(try FileFacts.names(in: directory.path))
+                    == [".s.json.tmp-\(deadWriter)-fresh", ".s.json.tmp-\(getpid())-live", "s.json", "s.json.lock"])
         }
     }
 }

@@ -66,7 +66,9 @@ import Testing
             usleep(300_000)
             #expect(running.process.isRunning, "it ended before it could be interrupted")
             kill(running.process.processIdentifier, SIGINT)
-            _ = running.finish()
+            // The tool waits up to ten seconds for the step under way (a conformance group cannot
+            // stop half-way) before it removes the scratch storage itself: wait longer than that.
+            _ = running.finish(timeout: .seconds(30))
             #expect(running.process.terminationStatus == 128 + SIGINT)
             let left = try Self.leftovers(cli)
             #expect(left == [], "\(left)")

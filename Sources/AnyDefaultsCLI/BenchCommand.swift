@@ -43,8 +43,8 @@ struct BenchCommand: ParsableCommand {
             if json {
                 try Console.write(report.json())
             } else {
-                try Console.write("Mean cost per operation (batch: per batch of \(keys) keys), \(ops) operations each; ratio to UserDefaults in parentheses.\n\n")
-                try Console.write(report.table())
+                try Console.writeLines("Mean cost per operation (batch: per batch of \(keys) keys), \(ops) operations each; ratio to UserDefaults in parentheses.\n\n")
+                try Console.writeLines(report.table())
             }
         }
     }
@@ -69,7 +69,8 @@ struct BenchCommand: ParsableCommand {
             } else {
                 configuration = try ProviderRegistry.standard.validate(configuration)
             }
-            subjects.append(BenchReport.Subject(label: text, configuration: configuration))
+            // The label is shown in a table: a control character must not break its row.
+            subjects.append(BenchReport.Subject(label: DefaultsError.printable(text), configuration: configuration))
         }
         return subjects
     }

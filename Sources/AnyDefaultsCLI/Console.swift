@@ -41,6 +41,13 @@ enum Console {
         if let failure { throw outputFailure(failure) }
     }
 
+    /// Writes `text`, a report for people (a table, a summary), to standard output, each of its
+    /// lines made printable (``DefaultsError/printable(_:)``): a store string or key with a
+    /// control character in it cannot break or forge a line.
+    static func writeLines(_ text: String) throws(CommandFailure) {
+        try write(text.split(separator: "\n", omittingEmptySubsequences: false).map { DefaultsError.printable(String($0)) }.joined(separator: "\n"))
+    }
+
     /// Closes standard output and reports a failure to do so (a delayed write error of a file
     /// system), so that a command whose output was lost does not exit 0.
     static func finish() throws(CommandFailure) {

@@ -216,6 +216,6 @@ struct Tour {
     }
 
     private func say(_ text: String) throws(CommandFailure) {
-        try Console.write(text.hasSuffix("\n") ? text : text + "\n")
+        try Console.writeLines(text.hasSuffix("\n") ? text : text + "\n")
     }
 }

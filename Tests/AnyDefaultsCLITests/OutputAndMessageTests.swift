@@ -132,6 +132,21 @@ import Testing
         }
     }
 
+    /// Reports for people (bench's table, verify's lines) name the store as given: its control
+    /// characters are escaped, so every line of the report is a line of the report.
+    @Test func reportsNameHostileStoresOnOneLine() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let store = "json:line\nbreak\u{1B}[2J.json"
+            let bench = try cli.succeed(["bench", "--stores", store, "--keys", "2", "--ops", "2"]).standardOutput
+            let verify = try cli.succeed(["verify", store]).standardOutput
+            for report in [bench, verify] {
+                #expect(report.split(separator: "\n").allSatisfy(Self.isClean), "\(report.debugDescription)")
+            }
+            #expect(bench.contains("json:line\\u{0A}break\\u{1B}[2J.json"), "\(bench)")
+        }
+    }
+
     static func isClean(_ line: some StringProtocol) -> Bool {
         !line.unicodeScalars.contains { scalar in
             (0x00...0x1F).contains(scalar.value) && scalar != "\t" || (0x7F...0x9F).contains(scalar.value)

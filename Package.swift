@@ -1,6 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// The platforms without Apple's Combine, where AnyDefaultsCombine uses OpenCombine.
+let withoutCombine: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
+
 // The layout mirrors the architecture (see Docs/Architecture.md): the core knows no backend, each
 // backend is one target under Backends/ (with its system-library shim beside it), the umbrella
 // registers them all, and the conformance suite ships as a library of its own.
@@ -17,6 +20,7 @@ let package = Package(
         .library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
+        .library(name: "AnyDefaultsCombine", targets: ["AnyDefaultsCombine"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
     ],
     dependencies: [
@@ -25,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // Only the command-line tool uses it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only AnyDefaultsCombine uses it, and only where Apple's Combine is missing.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // MARK: The framework
@@ -39,6 +45,16 @@ let package = Package(
             ]
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
+        // Combine publishers: Apple's Combine where it exists, OpenCombine elsewhere (never built
+        // for Apple platforms).
+        .target(
+            name: "AnyDefaultsCombine",
+            dependencies: [
+                "AnyDefaults",
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: withoutCombine)),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: withoutCombine)),
+            ]
+        ),
         .executableTarget(
             name: "AnyDefaultsCLI",
             dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -75,6 +91,9 @@ let package = Package(
         // concurrency and corruption tests, and writes for the cross-process change tests.
         .executableTarget(name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
         .executableTarget(name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
+        // Runs what uses process-wide state for the Combine tests: the documented examples on
+        // `Defaults.standard`, launches of a migration, the process-wide mock flag.
+        .executableTarget(name: "CombineTestChild", dependencies: ["AnyDefaultsCombine"], path: "Tests/Children/CombineTestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
@@ -100,6 +119,7 @@ let package = Package(
         .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
         .testTarget(name: "ExternalChangesTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsCombineTests", dependencies: ["AnyDefaultsCombine", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

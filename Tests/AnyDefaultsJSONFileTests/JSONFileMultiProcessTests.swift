@@ -104,6 +104,10 @@ import Testing
             for round in 0..<3 {
                 let (writer, _, _) = try ChildProcess.start("JSONFileTestChild", ["write-forever", path])
                 deadWriter = writer.processIdentifier
+                // Killed while it rewrites the file: after its first write (a loaded machine may
+                // take longer than the pause below to start it).
+                let started = ContinuousClock.now
+                while !FileManager.default.fileExists(atPath: path), ContinuousClock.now - started < .seconds(30) { usleep(1_000) }
                 usleep(UInt32(150_000 + round * 70_000))
                 kill(writer.processIdentifier, SIGKILL)
                 writer.waitUntilExit()

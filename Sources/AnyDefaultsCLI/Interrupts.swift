@@ -21,8 +21,10 @@ import Darwin
 /// ``ScratchArea/checkInterruption()`` and removes its areas as it unwinds, so that nothing it
 /// writes afterwards recreates what was removed; if it has not done so within ten seconds (a
 /// conformance group cannot be stopped half-way), or a second signal comes, the handler removes
-/// them. The process then ends with status 128 + the signal's number, as a shell reports it, or
-/// with the status a command chose for a signal (`watch` exits 0 on SIGINT).
+/// them, and removes again for a moment what a write still under way recreates (best effort: a
+/// command stopped at once may still be writing). The process then ends with status 128 + the
+/// signal's number, as a shell reports it, or with the status a command chose for a signal
+/// (`watch` exits 0 on SIGINT).
 ///
 /// SIGPIPE is ignored, so that writing to a closed pipe fails with `EPIPE` and the command exits
 /// with status 74 like any other output failure (``Console``).
@@ -48,7 +50,7 @@ enum Interrupts {
                 signal(number, SIG_IGN)
                 // A queue of its own per signal (a serial queue gets a thread even when the shared
                 // pool is busy), so that the cleanup runs however busy the command keeps the global
-                // queues, and another signal is handled while the first one waits.
+                // queues.
                 let queue = DispatchQueue(label: "anydefaults.interrupt.\(number)", qos: .userInteractive)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler { interrupt(by: number) }
@@ -73,7 +75,12 @@ enum Interrupts {
 
     private static func interrupt(by number: Int32) {
         FileReplacement.removeTemporaryFilesInProgress()
-        if interruption.compareExchange(expected: 0, desired: number, ordering: .relaxed).exchanged {
+        guard interruption.compareExchange(expected: 0, desired: number, ordering: .relaxed).exchanged else {
+            // A second signal: stop at once.
+            finish(number)
+        }
+        // The wait runs on a thread of its own, so that this source can take a second signal.
+        Thread {
             let start = ContinuousClock.now
             var noted = false
             while ContinuousClock.now - start < .seconds(10), !state.withLock({ $0.areas.isEmpty }) {
@@ -83,11 +90,25 @@ enum Interrupts {
                 }
                 usleep(10_000)
             }
-        }
+            finish(number)
+        }.start()
+    }
+
+    /// Removes what is left and ends the process with the status for `number`.
+    private static func finish(_ number: Int32) -> Never {
         let (areas, status) = state.withLock { (Array($0.areas.values), $0.statuses[number] ?? 128 + number) }
         for area in areas { area.remove() }
         FileReplacement.removeTemporaryFilesInProgress()
-        // `_exit`, not `raise`: this runs on a dispatch thread, which blocks signals.
+        // The command may still be writing (a second signal, or a step that would not end): for a
+        // moment, remove again what a write under way recreates, until nothing comes back.
+        var quiet = 0
+        for _ in 0..<40 where !areas.isEmpty && quiet < 3 {
+            usleep(25_000)
+            let recreated = areas.filter(\.hasStorage)
+            quiet = recreated.isEmpty ? quiet + 1 : 0
+            for area in recreated { area.removeStorage() }
+        }
+        // `_exit`, not `raise`: this runs on a thread that blocks signals.
         _exit(status)
     }
 }

@@ -62,19 +62,33 @@ final class ScratchArea: Sendable {
 
     /// Removes a scratch UserDefaults suite (its file, on Linux).
     static func removeSuite(_ name: String) {
+        // Foundation's copy in memory first: removing the file makes Foundation synchronize the
+        // suite, which would write back the changes it holds (the bench baseline's).
+        UserDefaults.standard.removePersistentDomain(forName: name)
         try? UserDefaultsProvider.removeSuite(named: name)
     }
 
-    /// Removes the directory and everything tracked. Calling it again does nothing more.
+    /// Removes the directory and everything tracked. Calling it again removes them again (nothing
+    /// is left to remove unless something recreated it).
     func remove() {
-        let (directories, suites) = extras.withLock { extras in
-            defer { extras = ([], []) }
-            return extras
-        }
-        for suite in suites { Self.removeSuite(suite) }
-        for tracked in directories + [directory] { try? FileManager.default.removeItem(at: tracked) }
+        removeStorage()
         // Last: an interrupted process waits for this before it ends.
         Interrupts.unregister(self)
+    }
+
+    /// Removes the directory and everything tracked, keeping the list, so that a second pass
+    /// removes again what a write still under way recreated (``Interrupts``, on a second signal).
+    func removeStorage() {
+        let (directories, suites) = extras.withLock { $0 }
+        for suite in suites { Self.removeSuite(suite) }
+        for tracked in directories + [directory] { try? FileManager.default.removeItem(at: tracked) }
+    }
+
+    /// Whether anything of the area exists (again): its directories, or a tracked suite's file.
+    var hasStorage: Bool {
+        let (directories, suites) = extras.withLock { $0 }
+        let suiteFiles = suites.compactMap { try? UserDefaultsProvider.propertyListURL(forSuite: $0) }
+        return (directories + [directory] + suiteFiles).contains { FileManager.default.fileExists(atPath: $0.path) }
     }
 }
 

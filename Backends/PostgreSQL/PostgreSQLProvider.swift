@@ -109,6 +109,12 @@ public final class PostgreSQLProvider: DefaultsProvider {
 
     public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess, .externalChanges] }
 
+    /// The server, database and namespace (whoever connects): two providers naming the same reach
+    /// the same keys. Another name for the same server (an address for a host name) is not known.
+    public var storeIdentity: DefaultsStoreIdentity? {
+        .named(String(options.serverDescription.drop { $0 != "@" }.dropFirst()) + "#" + options.namespace, backend: "PostgreSQL")
+    }
+
     // MARK: Reads, from the replica
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {

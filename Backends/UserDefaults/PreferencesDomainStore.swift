@@ -55,8 +55,10 @@ final class PreferencesDomainStore: Sendable {
     /// calls `1` and `1.0`, or `0.0` and `-0.0`, equal; such a key is removed first so that the
     /// new type and bits are stored. That makes the batch two steps, which is one reason the
     /// provider does not claim atomic batches here.
-    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) {
-        try writes.withLock { _ throws(DefaultsError) in
+    /// Returns the events of the changes made (the keys whose value changed).
+    @discardableResult
+    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        let events = try writes.withLock { _ throws(DefaultsError) -> [DefaultsChangeEvent] in
             var values = try allValues(options: options)
             var toSet: [String: Any] = [:]
             var toRemove: Set<String> = []
@@ -86,7 +88,7 @@ final class PreferencesDomainStore: Sendable {
                 toRemove = Set(stored.flatMap { ($0 as NSArray) as? [String] } ?? [])
                 events = values.keys.map { DefaultsChangeEvent(key: $0, newValue: nil) }
             }
-            guard !toSet.isEmpty || !toRemove.isEmpty else { return }
+            guard !toSet.isEmpty || !toRemove.isEmpty else { return [] }
             if !clearFirst.isEmpty {
                 CFPreferencesSetMultiple(nil, clearFirst as CFArray, domain, kCFPreferencesCurrentUser, kCFPreferencesAnyHost)
             }
@@ -99,8 +101,10 @@ final class PreferencesDomainStore: Sendable {
                     .ioFailure, "CFPreferences could not save the suite.", backend: UserDefaultsProvider.backend)
             }
             listeners.enqueue(events, from: writer)
+            return events
         }
         listeners.deliverPending()
+        return events
     }
 
     /// Whether CFPreferences might take `new` for the stored `old` although they differ.

@@ -177,8 +177,10 @@ final class PropertyListFileStore: Sendable {
     /// Applies validated `changes` (or removes everything, for `nil`) as one replacement of the
     /// file. Changes that store what is already stored are skipped; a batch that changes nothing
     /// writes nothing.
-    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) {
-        try state.withLock { state throws(DefaultsError) in
+    /// Returns the events of the changes made (the keys whose value changed).
+    @discardableResult
+    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        let events = try state.withLock { state throws(DefaultsError) -> [DefaultsChangeEvent] in
             guard let lock = try file.lockDirectory(timeout: options.lockTimeout, create: true) else {
                 throw DefaultsError(
                     .internalError, "The preferences directory could not be created.",
@@ -213,7 +215,7 @@ final class PropertyListFileStore: Sendable {
                 values = [:]
                 dictionary = [:]
             }
-            guard !events.isEmpty || removedHidden else { return }
+            guard !events.isEmpty || removedHidden else { return [] }
             state.stamp = try file.replace(with: dictionary, holding: lock)
             state.racy = state.stamp?.isRecent ?? false
             state.values = values
@@ -225,8 +227,10 @@ final class PropertyListFileStore: Sendable {
             if try file.stamp() != state.stamp {
                 _ = try load(file.readContent(), into: &state, options: options, holding: lock)
             }
+            return events
         }
         listeners.deliverPending()
+        return events
     }
 
     /// Makes plain `UserDefaults` in this process read the file again: Foundation on Linux keeps

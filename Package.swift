@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 /// The platforms without Apple's Combine, where AnyDefaultsCombine uses OpenCombine.
@@ -20,6 +21,8 @@ let package = Package(
         .library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
+        // Macros: only this product builds swift-syntax and the compiler plug-in.
+        .library(name: "AnyDefaultsMacros", targets: ["AnyDefaultsMacros"]),
         .library(name: "AnyDefaultsCombine", targets: ["AnyDefaultsCombine"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
     ],
@@ -29,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // Only the command-line tool uses it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only the macro plug-in and its tests use it. 603 is the release made with Swift 6.3,
+        // the toolchain this package builds with: its parser knows all the syntax that compiler does.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Only AnyDefaultsCombine uses it, and only where Apple's Combine is missing.
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
@@ -45,6 +51,17 @@ let package = Package(
             ]
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
+        // The macros (the plug-in runs in the compiler) and what their expansions call.
+        .target(name: "AnyDefaultsMacros", dependencies: ["AnyDefaults", "AnyDefaultsMacrosPlugin"]),
+        .macro(
+            name: "AnyDefaultsMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
         // Combine publishers: Apple's Combine where it exists, OpenCombine elsewhere (never built
         // for Apple platforms).
         .target(
@@ -119,6 +136,15 @@ let package = Package(
         .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
         .testTarget(name: "ExternalChangesTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsMacrosTests", dependencies: ["AnyDefaultsMacros", "TestSupport"]),
+        .testTarget(
+            name: "AnyDefaultsMacrosPluginTests",
+            dependencies: [
+                "AnyDefaultsMacrosPlugin",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
+        ),
         .testTarget(name: "AnyDefaultsCombineTests", dependencies: ["AnyDefaultsCombine", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

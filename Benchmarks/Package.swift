@@ -31,6 +31,8 @@ let package = Package(
         benchmark("FacadeBenchmarks", ["AnyDefaultsCore", "AnyDefaultsMemory"]),
         // Tracked reads and observed writes against the raw cached provider (issue 10).
         benchmark("ObservationBenchmarks", ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+        // @ObservableDefaults properties against the same key through Defaults (issue 19).
+        benchmark("MacroBenchmarks", ["AnyDefaultsMacros"]),
         // Each backend beside what it is built on (issues 3 to 6): a bare atomic file write,
         // Foundation UserDefaults, raw libsqlite3 and liblmdb calls (in BenchmarkData).
         benchmark("JSONFileBenchmarks", ["AnyDefaultsCore", "AnyDefaultsJSONFile"]),

@@ -209,9 +209,14 @@ public final class Defaults: Sendable {
         isScoped ? try DefaultsValidation.scopedKey(name, prefix: prefix, backend: "Defaults") : name
     }
 
-    /// Sends `error` to the handler.
-    @usableFromInline
-    func report(_ error: DefaultsError) {
+    /// Sends `error` to the store's error handler (by default, the log), as the non-throwing
+    /// methods do with theirs: for code built on ``Defaults`` that recovers from an error and
+    /// must still say so, such as a typed read that falls back to its default.
+    ///
+    /// ```swift
+    /// defaults.report(DefaultsError(.decodingFailed, "The layout cannot be read.", backend: "MyApp"))
+    /// ```
+    public func report(_ error: DefaultsError) {
         shared.errorHandler(error)
     }
 

@@ -39,6 +39,8 @@ let package = Package(
         benchmark("UserDefaultsBenchmarks", ["AnyDefaultsCore", "AnyDefaultsUserDefaults"]),
         benchmark("SQLiteBenchmarks", ["AnyDefaultsCore", "AnyDefaultsSQLite"]),
         benchmark("LMDBBenchmarks", ["AnyDefaultsCore", "AnyDefaultsLMDB"]),
+        // One write with each backend's default store string, and the other durabilities (issue 27.6).
+        benchmark("DurabilityBenchmarks", ["AnyDefaults"]),
 
         // What the benchmark targets share: fixtures in temporary directories, paired timing,
         // memory measurement, the scale benchmark, the cached and facade reads over any backend.

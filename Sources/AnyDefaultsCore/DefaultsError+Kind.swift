@@ -67,12 +67,10 @@ extension DefaultsError {
             .callerFault
         case .storageFull, .permissionDenied, .corrupted, .incompatibleFormat, .notFound, .ioFailure:
             .storeState
-        case .busy, .closed:
+        case .busy, .closed, .unavailable:
             .transient
         default:
-            // `unavailable` (a store on a server that cannot be reached now) is transient; the
-            // code arrives with the PostgreSQL backend, so it is matched by name here.
-            code.description == "unavailable" ? .transient : .internalFailure
+            .internalFailure
         }
     }
 }

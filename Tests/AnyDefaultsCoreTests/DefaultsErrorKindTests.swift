@@ -9,7 +9,7 @@ import Testing
         (.unsupported, .callerFault),
         (.storageFull, .storeState), (.permissionDenied, .storeState), (.corrupted, .storeState),
         (.incompatibleFormat, .storeState), (.notFound, .storeState), (.ioFailure, .storeState),
-        (.busy, .transient), (.closed, .transient),
+        (.busy, .transient), (.closed, .transient), (.unavailable, .transient),
         (.internalError, .internalFailure),
     ]
 
@@ -23,6 +23,6 @@ import Testing
 
     @Test func onlyTransientErrorsAreRetryable() {
         let retryable = Self.expected.filter { DefaultsError($0.0, "m", backend: "T").isRetryable }.map(\.0.description)
-        #expect(retryable == ["busy", "closed"])
+        #expect(retryable == ["busy", "closed", "unavailable"])
     }
 }

@@ -44,15 +44,16 @@ struct SettingsRoutes: Sendable {
         let key = try key(context)
         let body = try await request.body.collect(upTo: 1 << 20)
         let value = try mapped { () throws(DefaultsError) in try ExactJSON.value(from: body.getString(at: body.readerIndex, length: body.readableBytes) ?? "") }
-        // The write blocks on the disk (an fsync with durable settings): off the cooperative pool.
-        try await Blocking.run { () throws(DefaultsError) in try store.throwing.set(value, forKey: key) }
+        // The async write API: the task suspends while the store writes (an fsync, a round trip),
+        // instead of holding a thread of Swift concurrency's pool.
+        try await mapped { () async throws(DefaultsError) in try await store.async.set(value, forKey: key) }
         return Response(status: .noContent)
     }
 
     func remove(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let store = try tenant(context)
         let key = try key(context)
-        let existed = try await Blocking.run { () throws(DefaultsError) in try store.throwing.removeValueIfPresent(forKey: key) }
+        let existed = try await mapped { () async throws(DefaultsError) in try await store.async.removeValueIfPresent(forKey: key) }
         return Response(status: existed ? .noContent : .notFound)
     }
 
@@ -80,8 +81,8 @@ struct SettingsRoutes: Sendable {
         } catch {
             throw HTTPError(.badRequest, message: "The body is {\"set\": {key: value}, \"remove\": [key]}.")
         }
-        try await Blocking.run { () throws(DefaultsError) in
-            try store.write { (tx) throws(DefaultsError) in
+        try await mapped { () async throws(DefaultsError) in
+            try await store.async.write { tx in
                 for (key, value) in batch.set ?? [:] { tx.set(value, forKey: key) }
                 for key in batch.remove ?? [] { tx.removeObject(forKey: key) }
             }
@@ -136,6 +137,15 @@ struct SettingsRoutes: Sendable {
             throw HTTPError(error)
         }
     }
+
+    /// ``mapped(_:)`` for async work.
+    func mapped<T>(_ body: () async throws(DefaultsError) -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw HTTPError(error)
+        }
+    }
 }
 
 extension HTTPError {
@@ -154,20 +164,4 @@ extension HTTPError {
 
 extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
-}
-
-/// Runs a blocking store call on a thread outside Swift concurrency's cooperative pool, so that
-/// a write waiting for the disk (or for another process's lock) does not hold one of its few
-/// threads; errors become HTTP responses.
-enum Blocking {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(DefaultsError) -> T) async throws -> T {
-        let result: Result<T, DefaultsError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Result { () throws(DefaultsError) in try body() }) }
-        }
-        do {
-            return try result.get()
-        } catch {
-            throw HTTPError(error)
-        }
-    }
 }

@@ -106,11 +106,16 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         try write(nil, forKey: key)
     }
 
-    /// The upstream's atomic remove-and-report, with the bookkeeping of a removal. A key the cache
-    /// knows is absent is not asked for: `false`, as a skipped removal.
+    /// The upstream's atomic remove-and-report, with the bookkeeping of a removal. Always asked of
+    /// the upstream, even for a key the cache holds as absent: another process may have written
+    /// it since, and the answer must be the store's.
     @discardableResult
     public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
-        guard let ticket = core.state.withLock({ $0.beginWrite(key, value: nil) }) else { return false }
+        guard let ticket = core.state.withLock({ $0.beginWrite(key, value: nil) }) else {
+            let existed = try upstream.removeValueIfPresent(forKey: key)
+            if existed { core.state.withLock { $0.invalidate(key) } }
+            return existed
+        }
         let existed: Bool
         do {
             existed = try upstream.removeValueIfPresent(forKey: key)

@@ -56,12 +56,23 @@ let package = Package(
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
         // The macros (the plug-in runs in the compiler) and what their expansions call.
         .target(name: "AnyDefaultsMacros", dependencies: ["AnyDefaults", "AnyDefaultsMacrosPlugin"]),
+        // The plug-in is its entry point and names: the macros live in a plain target, which the
+        // tests import. A test that depends on a `.macro` target makes SwiftPM build the whole test
+        // graph (every target and dependency) a second time for the host.
         .macro(
             name: "AnyDefaultsMacrosPlugin",
             dependencies: [
+                "AnyDefaultsMacrosImplementation",
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "AnyDefaultsMacrosImplementation",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ]
         ),
@@ -157,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "AnyDefaultsMacrosPluginTests",
             dependencies: [
-                "AnyDefaultsMacrosPlugin",
+                "AnyDefaultsMacrosImplementation",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]

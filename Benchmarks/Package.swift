@@ -41,6 +41,8 @@ let package = Package(
         benchmark("UserDefaultsBenchmarks", ["AnyDefaultsCore", "AnyDefaultsUserDefaults"]),
         benchmark("SQLiteBenchmarks", ["AnyDefaultsCore", "AnyDefaultsSQLite"]),
         benchmark("LMDBBenchmarks", ["AnyDefaultsCore", "AnyDefaultsLMDB"]),
+        // One write with each backend's default store string, and the other durabilities (issue 27.6).
+        benchmark("DurabilityBenchmarks", ["AnyDefaults"]),
         // Beside raw postgres-nio on a throwaway server (issue 21); run by scripts/postgres-benchmarks.
         .executableTarget(
             name: "PostgreSQLBenchmarks",

@@ -59,7 +59,7 @@ struct JSONFileDisk {
                 .corrupted,
                 "The settings file is not valid JSON for this store at line \(error.line), column \(error.column): "
                     + "\(error.reason). It was left unchanged; correct or remove it, or open the store with "
-                    + "corruptionPolicy .moveAside to set it aside and start empty.",
+                    + "corruptionPolicy .moveAside (recovery=moveaside in a store string) to set it aside and start empty.",
                 backend: JSONFileProvider.backend, path: path, cause: error)
             guard options.corruptionPolicy == .moveAside else { throw corrupted }
             guard holdingLock else {
@@ -93,7 +93,7 @@ struct JSONFileDisk {
         }
         guard acquired else {
             throw DefaultsError(
-                .busy, "Another process held the lock on the settings file for longer than \(options.lockTimeout).",
+                .busy, "Another process held the lock on the settings file for longer than \(options.lockTimeout) (JSONFileProvider.Options.lockTimeout, or locktimeout=SECONDS in a store string).",
                 backend: JSONFileProvider.backend, path: lock.path)
         }
     }

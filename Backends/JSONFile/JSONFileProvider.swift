@@ -159,6 +159,21 @@ public final class JSONFileProvider: DefaultsProvider {
         try naming(key) { () throws(DefaultsError) in try apply([.remove(key)]) }
     }
 
+    /// Removes `key` in one locked rewrite of the file and tells whether it was there.
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        var existed = false
+        try naming(key) { () throws(DefaultsError) in
+            try store.update(from: instance, options: options) { values in
+                var values = values
+                existed = values.removeValue(forKey: key) != nil
+                return (values, existed ? [DefaultsChangeEvent(key: key, newValue: nil)] : [])
+            }
+        }
+        return existed
+    }
+
     /// Runs `body`, adding `key` to an error that names none (a failed file write).
     private func naming(_ key: String, _ body: () throws(DefaultsError) -> Void) throws(DefaultsError) {
         do {

@@ -366,7 +366,7 @@ final class LMDBEnvironment: Sendable {
             guard current < maximumMapSize else {
                 throw DefaultsError(
                     .storageFull,
-                    "The store has reached its maximum size of \(maximumMapSize) bytes (LMDBProvider.Options.maximumMapSize).",
+                    "The store has reached its maximum size of \(maximumMapSize) bytes; open it with a larger one (LMDBProvider.Options.maximumMapSize, or maxsize= in a store string: lmdb:DIR?maxsize=8GiB).",
                     backend: LMDBProvider.backend, path: path, cause: cause.cause)
             }
             let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)

@@ -121,6 +121,20 @@ public final class LMDBProvider: DefaultsProvider {
         try apply([.remove(key)])
     }
 
+    /// Removes `key` in one LMDB write transaction and tells whether it was there.
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try checkOpen()
+        let change = LMDBPreparedChange(.remove(key))
+        var existed = false
+        try write(estimatedSize: change.size) { transaction throws(DefaultsError) in
+            existed = try transaction.apply(change, scheme: scheme)
+            return existed ? [DefaultsChangeEvent(key: key, newValue: nil)] : []
+        }
+        return existed
+    }
+
     public func keys() throws(DefaultsError) -> [String] {
         try checkOpen()
         return try environment.read { transaction throws(DefaultsError) in try transaction.keys(scheme: scheme) }
@@ -129,6 +143,23 @@ public final class LMDBProvider: DefaultsProvider {
     public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
         try checkOpen()
         return try environment.read { transaction throws(DefaultsError) in try transaction.allValues(scheme: scheme) }
+    }
+
+    /// The keys under `prefix`, from a cursor range over the keys (and one over the long-key
+    /// buckets), so listing a few keys costs the same in a store of a thousand keys or of millions.
+    public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        try checkOpen()
+        return try environment.read { transaction throws(DefaultsError) in try transaction.keys(withPrefix: prefix, scheme: scheme) }
+    }
+
+    /// The values under `prefix`, from the same ranges, in one read transaction.
+    public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        try checkOpen()
+        return try environment.read { transaction throws(DefaultsError) in
+            try transaction.allValues(withPrefix: prefix, scheme: scheme)
+        }
     }
 
     /// Applies `changes` in one LMDB write transaction: all of them or, if anything fails (also a

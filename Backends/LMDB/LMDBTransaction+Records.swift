@@ -126,6 +126,66 @@ extension LMDBTransaction {
         }
     }
 
+    /// Calls `body` with every stored key under `prefix`, the undecoded record of its value and
+    /// whether it is a long key, reading only two ranges of records: the short keys from the
+    /// prefix's bytes on, and the long-key buckets whose derived key starts with the marker and
+    /// the prefix's first ``LMDBKeyScheme/longKeyPrefixLength`` bytes (every long key under the
+    /// prefix derives such a key; the buckets' full keys are then matched against the whole
+    /// prefix). Short keys come in UTF-8 order, then long keys.
+    func forEachEntry(
+        withPrefix prefix: DefaultsKeyPrefix, scheme: LMDBKeyScheme,
+        _ body: (String, UnsafeRawBufferPointer, _ isLong: Bool) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) {
+        let bytes = Array(prefix.canonical.utf8)
+        // A short key is at most 511 bytes, so no short key is under a longer prefix.
+        if bytes.count <= LMDBKeyScheme.directKeyLimit {
+            try forEach(from: bytes) { rawKey, data throws(DefaultsError) -> Bool in
+                guard let first = rawKey.first, first < LMDBKeyScheme.metadataMarker, rawKey.starts(with: bytes) else { return false }
+                guard let key = String(validating: rawKey.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+                    throw DefaultsError(
+                        .corrupted, "The store holds a key that is not valid UTF-8.", backend: LMDBProvider.backend, path: path)
+                }
+                try body(key, data, false)
+                return true
+            }
+        }
+        let derivedStart = [LMDBKeyScheme.longKeyMarker] + bytes.prefix(LMDBKeyScheme.longKeyPrefixLength)
+        try forEach(from: derivedStart) { rawKey, data throws(DefaultsError) -> Bool in
+            guard rawKey.starts(with: derivedStart) else { return false }
+            let bucket: LMDBLongKeyBucket
+            do throws(BinaryCodecError) {
+                bucket = try LMDBLongKeyBucket.decode(data, derivedKey: rawKey, scheme: scheme)
+            } catch {
+                throw DefaultsError.undecodable(error, key: nil, path: path)
+            }
+            for entry in bucket.entries where prefix.containsCanonical(entry.key) {
+                try entry.record.withBytes { record throws(DefaultsError) in try body(entry.key, record, true) }
+            }
+            return true
+        }
+    }
+
+    /// The stored keys under `prefix`, in UTF-8 order.
+    func keys(withPrefix prefix: DefaultsKeyPrefix, scheme: LMDBKeyScheme) throws(DefaultsError) -> [String] {
+        var keys: [String] = []
+        var hasLongKeys = false
+        try forEachEntry(withPrefix: prefix, scheme: scheme) { key, _, isLong in
+            keys.append(key)
+            hasLongKeys = hasLongKeys || isLong
+        }
+        // Long keys came last; they belong among the short ones.
+        return hasLongKeys ? DefaultsKeyPrefix.sorted(keys) : keys
+    }
+
+    /// The stored keys under `prefix` with their values.
+    func allValues(withPrefix prefix: DefaultsKeyPrefix, scheme: LMDBKeyScheme) throws(DefaultsError) -> [String: DefaultsValue] {
+        var values: [String: DefaultsValue] = [:]
+        try forEachEntry(withPrefix: prefix, scheme: scheme) { key, record, _ throws(DefaultsError) in
+            values[key] = try decode(record, key: key)
+        }
+        return values
+    }
+
     /// Every stored key.
     func keys(scheme: LMDBKeyScheme) throws(DefaultsError) -> [String] {
         var keys: [String] = []

@@ -88,6 +88,34 @@ struct LMDBTransaction {
         }
     }
 
+    /// Calls `body` with every record from the first key not below `start` on, in key order, until
+    /// `body` returns false: one cursor positioned with `MDB_SET_RANGE`, so the records before
+    /// `start` cost nothing.
+    func forEach(
+        from start: [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer) throws(DefaultsError) -> Bool
+    ) throws(DefaultsError) {
+        let action = "list the keys under a prefix"
+        try withCursor(action: action) { cursor throws(DefaultsError) in
+            try start.withBytes { startBytes throws(DefaultsError) in
+                var key = MDB_val(mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
+                var data = MDB_val()
+                // An empty key cannot position a cursor: start from the first record then.
+                var operation = startBytes.isEmpty ? MDB_FIRST : MDB_SET_RANGE
+                while true {
+                    let rc = mdb_cursor_get(cursor, &key, &data, operation)
+                    if rc == MDB_NOTFOUND { return }
+                    guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, action, path: path) }
+                    let more = try body(
+                        UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+                        UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+                    guard more else { return }
+                    operation = MDB_NEXT
+                }
+            }
+        }
+    }
+
     /// Runs `body` with a cursor on the database, closed afterwards; `action` names what failed
     /// if none can be opened.
     func withCursor<T>(action: String, _ body: (OpaquePointer) throws(DefaultsError) -> T) throws(DefaultsError) -> T {

@@ -13,8 +13,50 @@ import Synchronization
 public final class InMemoryProvider: DefaultsProvider {
     static let backend = "Memory"
 
-    private let storage: Mutex<[String: DefaultsValue]>
+    private let storage: Mutex<Entries>
     private let broadcaster = ChangeBroadcaster()
+
+    /// The values by canonical key, with the keys in order for prefix queries: a dictionary's
+    /// operations, keeping the order up to date.
+    private struct Entries {
+        private(set) var values: [String: DefaultsValue]
+        private var order: SortedKeySet
+
+        init(_ values: [String: DefaultsValue]) {
+            self.values = values
+            order = SortedKeySet(values.keys)
+        }
+
+        subscript(key: String) -> DefaultsValue? {
+            get { values[key] }
+            set {
+                // Only a key that comes or goes changes the order; a new value for a key does not.
+                if let newValue {
+                    if values.updateValue(newValue, forKey: key) == nil { order.insert(key) }
+                } else {
+                    removeValue(forKey: key)
+                }
+            }
+        }
+
+        @discardableResult
+        mutating func removeValue(forKey key: String) -> DefaultsValue? {
+            let removed = values.removeValue(forKey: key)
+            if removed != nil { order.remove(key) }
+            return removed
+        }
+
+        mutating func removeAll() {
+            values.removeAll()
+            order.removeAll()
+        }
+
+        var keys: Dictionary<String, DefaultsValue>.Keys { values.keys }
+
+        func keys(withPrefix prefix: DefaultsKeyPrefix) -> [String] {
+            order.keys(withPrefix: prefix)
+        }
+    }
 
     /// Creates a store holding `initialValues`.
     ///
@@ -28,7 +70,7 @@ public final class InMemoryProvider: DefaultsProvider {
             else { continue }
             values[key] = value
         }
-        storage = Mutex(values)
+        storage = Mutex(Entries(values))
     }
 
     public var capabilities: DefaultsCapabilities { [.atomicBatch] }
@@ -46,12 +88,41 @@ public final class InMemoryProvider: DefaultsProvider {
         try apply([.remove(key)])
     }
 
+    /// Removes `key` under the store's lock and tells whether it was there.
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        let existed = storage.withLock { storage in
+            guard storage.removeValue(forKey: key) != nil else { return false }
+            broadcaster.enqueue(DefaultsChangeEvent(key: key, newValue: nil))
+            return true
+        }
+        broadcaster.deliverPending()
+        return existed
+    }
+
     public func keys() throws(DefaultsError) -> [String] {
         storage.withLock { Array($0.keys) }
     }
 
     public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
-        storage.withLock { $0 }
+        storage.withLock { $0.values }
+    }
+
+    /// The keys under `prefix`, from the ordered index: no scan of the other keys.
+    public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        return storage.withLock { $0.keys(withPrefix: prefix) }
+    }
+
+    /// The values under `prefix`, read under one lock from the ordered index.
+    public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        return storage.withLock { storage in
+            var result: [String: DefaultsValue] = [:]
+            for key in storage.keys(withPrefix: prefix) { result[key] = storage[key] }
+            return result
+        }
     }
 
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {

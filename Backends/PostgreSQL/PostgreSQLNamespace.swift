@@ -270,6 +270,22 @@ final class PostgreSQLNamespace: Sendable {
         }
     }
 
+    /// Removes `key` (valid, canonical) if it holds a value, for the instance of `writer`; the
+    /// future tells whether it did.
+    func remove(_ key: String, from writer: ChangeBroadcaster) -> EventLoopFuture<Bool> {
+        let existed = RemovalOutcome()
+        return send(PostgreSQLStatements.remove(namespace: name, channel: channel, key: key), from: writer) { commit in
+            let removed = !(commit.removedKeys ?? []).isEmpty
+            existed.value.store(removed, ordering: .releasing)
+            return removed ? [.remove(key)] : []
+        }.map { existed.value.load(ordering: .acquiring) }
+    }
+
+    /// Whether a removal removed something, told by the commit to the caller.
+    private final class RemovalOutcome: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
     /// Sends a write, numbered like the catch-ups, and folds in the changes it committed.
     private func send(
         _ query: PostgresQuery, from writer: ChangeBroadcaster, changes: @escaping @Sendable (PostgreSQLStatements.Commit) -> [DefaultsChange]

@@ -143,6 +143,18 @@ public final class PostgreSQLProvider: DefaultsProvider {
         try apply([.remove(key)])
     }
 
+    /// Removes `key` in one transaction on the server and tells whether it held a value: of
+    /// several clients removing the same key at once, exactly one is told it was there.
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try checkOpen()
+        let existed = try PostgreSQLWait.result(
+            of: namespace.remove(key, from: broadcaster), within: options.timeout * 3 + .seconds(1), action: "Removing")
+        namespace.deliverPending()
+        return existed
+    }
+
     /// Applies `changes` in one transaction: all or nothing.
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
         guard let changes = try prepare(changes) else { return }

@@ -94,6 +94,27 @@ enum PostgreSQLStatements {
             binds: binds)
     }
 
+    /// Marks `key` removed if it holds a value, and returns it among the removed keys if it did:
+    /// the atomic remove-and-report of ``PostgreSQLProvider/removeValueIfPresent(forKey:)``.
+    static func remove(namespace: String, channel: String, key: String) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 3)
+        binds.append(namespace)
+        binds.append(channel)
+        binds.append(ByteBuffer(string: key))
+        return PostgresQuery(
+            unsafeSQL: """
+                WITH \(bumpRevision),
+                gone AS (
+                    UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns
+                    WHERE v.namespace = $1 AND v.digest = sha256($3::bytea) AND v.key = $3::bytea AND v.value IS NOT NULL
+                    RETURNING v.key),
+                removed AS (SELECT array_agg(key) AS keys FROM gone)
+                SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
+                FROM ns, removed
+                """,
+            binds: binds)
+    }
+
     /// Decodes the row a write or removeAll returns.
     static func commit(_ result: PostgresQueryResult) throws -> Commit {
         guard let row = result.rows.first else {

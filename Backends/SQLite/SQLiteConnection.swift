@@ -33,6 +33,9 @@ final class SQLiteConnection {
         let delete: SQLiteStatement
         let keys: SQLiteStatement
         let all: SQLiteStatement
+        /// The keys, and the rows, from ?1 up to (not including) ?2: the keys under a prefix.
+        let keysInRange: SQLiteStatement
+        let allInRange: SQLiteStatement
         let deleteAll: SQLiteStatement
         let watched: SQLiteStatement
         let log: SQLiteStatement
@@ -121,6 +124,45 @@ final class SQLiteConnection {
         return result
     }
 
+    /// The stored keys under `prefix`, in UTF-8 order: one range of the table's primary key (its
+    /// `BINARY` collation is the UTF-8 byte order), so the cost follows the keys in the range.
+    func keys(withPrefix prefix: DefaultsKeyPrefix) throws(DefaultsError) -> [String] {
+        try inRange(prefix, columns: "key", statement: \.keysInRange, action: "Listing the keys under a prefix") {
+            statement throws(DefaultsError) in try storedKey(in: statement)
+        }
+    }
+
+    /// The stored keys under `prefix` with their values, read by one statement (one snapshot).
+    func allValues(withPrefix prefix: DefaultsKeyPrefix) throws(DefaultsError) -> [String: DefaultsValue] {
+        let pairs = try inRange(
+            prefix, columns: "key, type, value", statement: \.allInRange, action: "Reading the values under a prefix"
+        ) { statement throws(DefaultsError) in
+            let key = try storedKey(in: statement)
+            return (key, try storedValue(in: statement, type: 1, value: 2, key: key))
+        }
+        return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The rows of the range of `prefix`, read by `row`: with the prepared `statement` when the
+    /// range has an upper bound (the usual case), else with a statement prepared for the call.
+    private func inRange<Row>(
+        _ prefix: DefaultsKeyPrefix, columns: String, statement: KeyPath<Statements, SQLiteStatement>, action: String,
+        _ row: (SQLiteStatement) throws(DefaultsError) -> Row
+    ) throws(DefaultsError) -> [Row] {
+        let statements = try open()
+        var lower = prefix.canonical
+        guard var upper = prefix.upperBound else {
+            let unbounded = try prepare(SQLiteSchema.rangeSQL(columns, bounded: false), persistent: false, action: action)
+            defer { sqlite3_finalize(unbounded.handle) }
+            try check(lower.withUTF8 { unbounded.bind(copyOfText: $0, to: 1) }, action: action)
+            return try rows(of: unbounded, action: action, row)
+        }
+        let bounded = statements[keyPath: statement]
+        try check(lower.withUTF8 { bounded.bind(copyOfText: $0, to: 1) }, action: action)
+        try check(upper.withUTF8 { bounded.bind(copyOfText: $0, to: 2) }, action: action)
+        return try rows(of: bounded, action: action, row)
+    }
+
     /// Applies canonical, validated `changes` in one transaction and returns the events of the
     /// keys whose value changed; with `reportingEvents` false it returns none.
     ///
@@ -169,6 +211,24 @@ final class SQLiteConnection {
             return reportingEvents ? removed.map { DefaultsChangeEvent(key: $0, newValue: nil) } : []
         }
         return (removed, events)
+    }
+
+    /// Removes the canonical `key` in one transaction and returns whether it held a value, with
+    /// the event of its removal if `reportingEvents`; `logPosition` as in
+    /// ``apply(_:reportingEvents:logPosition:)``.
+    func remove(
+        _ key: String, reportingEvents: Bool, logPosition: Int64?
+    ) throws(DefaultsError) -> (existed: Bool, events: SQLiteCommitEvents) {
+        let statements = try open()
+        var existed = false
+        let events = try transaction(with: statements, action: "Removing the value", logPosition: logPosition) {
+            () throws(DefaultsError) in
+            existed = try write(.remove(key), comparing: true, with: statements)
+            guard existed else { return [] }
+            if try isWatched(with: statements) { try log(key, with: statements) }
+            return reportingEvents ? [DefaultsChangeEvent(key: key, newValue: nil)] : []
+        }
+        return (existed, events)
     }
 
     /// Removes every key and returns the events of the removed keys if `reportingEvents`;
@@ -353,6 +413,8 @@ final class SQLiteConnection {
                 delete: try prepare("DELETE FROM \(table) WHERE key = ?1", persistent: true, action: action),
                 keys: try prepare("SELECT key FROM \(table)", persistent: true, action: action),
                 all: try prepare("SELECT key, type, value FROM \(table)", persistent: true, action: action),
+                keysInRange: try prepare(SQLiteSchema.rangeSQL("key"), persistent: true, action: action),
+                allInRange: try prepare(SQLiteSchema.rangeSQL("key, type, value"), persistent: true, action: action),
                 deleteAll: try prepare("DELETE FROM \(table)", persistent: true, action: action),
                 watched: try prepare(SQLiteChangeLog.watchedSQL, persistent: true, action: action),
                 log: try prepare(SQLiteChangeLog.logSQL, persistent: true, action: action),

@@ -45,7 +45,7 @@ extension DefaultsError {
     private static func classify(_ primary: Int32, systemErrno: Int32) -> (Code, String) {
         switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return (.busy, "another connection kept the store locked for longer than the busy timeout.")
+            return (.busy, "another connection kept the store locked for longer than the busy timeout (SQLiteProvider(busyTimeout:), or busytimeout=SECONDS in a store string).")
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return (.corrupted, "the file is not an SQLite database, or it is damaged. It was left as it is.")
         case SQLITE_FULL:

@@ -104,12 +104,42 @@ public final class SQLiteProvider: DefaultsProvider {
         try commit([.remove(DefaultsValidation.canonicalKey(key, backend: Self.backend))])
     }
 
+    /// Removes `key` in one SQLite transaction and tells whether a row was deleted.
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        var existed = false
+        let queued = try connection.withLock { connection throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
+                let result = try connection.remove(key, reportingEvents: reportingEvents, logPosition: logPosition)
+                existed = result.existed
+                return result.events
+            }
+        }
+        if queued { sharedFile.deliverPending() }
+        return existed
+    }
+
     public func keys() throws(DefaultsError) -> [String] {
         try connection.withLock { connection throws(DefaultsError) in try connection.keys() }
     }
 
     public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
         try connection.withLock { connection throws(DefaultsError) in try connection.allValues() }
+    }
+
+    /// The keys under `prefix`, from one range of the table's index (`key >= prefix AND key <
+    /// upper bound`), so listing a few keys costs the same in a store of a thousand keys or of
+    /// millions.
+    public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        return try connection.withLock { connection throws(DefaultsError) in try connection.keys(withPrefix: prefix) }
+    }
+
+    /// The values under `prefix`, from one range of the table's index, read in one statement.
+    public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        return try connection.withLock { connection throws(DefaultsError) in try connection.allValues(withPrefix: prefix) }
     }
 
     /// Applies `changes` in one SQLite transaction: all or nothing, also if the process dies.

@@ -28,6 +28,14 @@ enum SQLiteSchema {
     /// The oldest schema version this library migrates.
     static let oldestMigratable: Int32 = 1
 
+    /// Selects `columns` of the rows whose key is from ?1 up to (not including) ?2, in key order:
+    /// the keys under a prefix (``DefaultsKeyPrefix``). Both bounds are plain comparisons on the
+    /// primary key, so SQLite seeks to the first and stops at the second; with `bounded` false
+    /// there is no ?2 (every key from ?1 on).
+    static func rangeSQL(_ columns: String, bounded: Bool = true) -> String {
+        "SELECT \(columns) FROM \(table) WHERE key >= ?1\(bounded ? " AND key < ?2" : "") ORDER BY key"
+    }
+
     private static let createTable =
         "CREATE TABLE \(table) (key TEXT PRIMARY KEY NOT NULL, type TEXT NOT NULL, value) WITHOUT ROWID"
 

@@ -55,17 +55,21 @@ final class PreferencesDomainStore: Sendable {
     /// calls `1` and `1.0`, or `0.0` and `-0.0`, equal; such a key is removed first so that the
     /// new type and bits are stored. That makes the batch two steps, which is one reason the
     /// provider does not claim atomic batches here.
-    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) {
+    /// Returns the events of the changes made (the keys whose value changed).
+    @discardableResult
+    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) -> [DefaultsChangeEvent] {
         try update(from: writer, options: options) { _ in changes }
     }
 
     /// Reads the domain under this process's write lock, lets `decide` choose the changes from
-    /// its values (`nil`: remove everything), and saves them.
+    /// its values (`nil`: remove everything), and saves them. Returns the events of the changes
+    /// made.
+    @discardableResult
     func update(
         from writer: Int, options: UserDefaultsProvider.Options,
         _ decide: ([String: DefaultsValue]) -> [DefaultsChange]?
-    ) throws(DefaultsError) {
-        try writes.withLock { _ throws(DefaultsError) in
+    ) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        let events = try writes.withLock { _ throws(DefaultsError) -> [DefaultsChangeEvent] in
             var values = try allValues(options: options)
             let changes = decide(values)
             var toSet: [String: Any] = [:]
@@ -96,7 +100,7 @@ final class PreferencesDomainStore: Sendable {
                 toRemove = Set(stored.flatMap { ($0 as NSArray) as? [String] } ?? [])
                 events = values.keys.map { DefaultsChangeEvent(key: $0, newValue: nil) }
             }
-            guard !toSet.isEmpty || !toRemove.isEmpty else { return }
+            guard !toSet.isEmpty || !toRemove.isEmpty else { return [] }
             if !clearFirst.isEmpty {
                 CFPreferencesSetMultiple(nil, clearFirst as CFArray, domain, kCFPreferencesCurrentUser, kCFPreferencesAnyHost)
             }
@@ -109,8 +113,10 @@ final class PreferencesDomainStore: Sendable {
                     .ioFailure, "CFPreferences could not save the suite.", backend: UserDefaultsProvider.backend)
             }
             listeners.enqueue(events, from: writer)
+            return events
         }
         listeners.deliverPending()
+        return events
     }
 
     /// Whether CFPreferences might take `new` for the stored `old` although they differ.

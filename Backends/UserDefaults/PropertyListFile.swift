@@ -111,7 +111,7 @@ struct PropertyListFile: Sendable {
                 let error = DefaultsError(
                     .corrupted,
                     "The suite file is not a valid property list (\(reason)); it was left untouched. "
-                        + "Repair or remove it, or open the provider with `recoverCorruptedFile` to move it aside.",
+                        + "Repair or remove it, or open the provider with recoverCorruptedFile (recover=on in a store string) to move it aside.",
                     backend: UserDefaultsProvider.backend, path: path, cause: reason)
                 return .corrupted(error, stamp)
             }
@@ -257,7 +257,7 @@ struct PropertyListFile: Sendable {
             }
             guard UserDefaultsProvider.monotonicNanoseconds() < deadline else {
                 throw DefaultsError(
-                    .busy, "Another process kept the preferences directory locked for longer than the lock timeout.",
+                    .busy, "Another process kept the preferences directory locked for longer than the lock timeout (UserDefaultsProvider.Options.lockTimeout, or locktimeout=SECONDS in a store string).",
                     backend: UserDefaultsProvider.backend, path: directory, cause: failed)
             }
             usleep(pause)

@@ -180,17 +180,21 @@ final class PropertyListFileStore: Sendable {
     /// Applies validated `changes` (or removes everything, for `nil`) as one replacement of the
     /// file. Changes that store what is already stored are skipped; a batch that changes nothing
     /// writes nothing.
-    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) {
+    /// Returns the events of the changes made (the keys whose value changed).
+    @discardableResult
+    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) -> [DefaultsChangeEvent] {
         try update(from: writer, options: options) { _ in changes }
     }
 
     /// Reads the file under the directory lock, lets `decide` choose the changes from the values
     /// it holds (`nil`: remove everything), and replaces the file once if they change anything.
+    /// Returns the events of the changes made.
+    @discardableResult
     func update(
         from writer: Int, options: UserDefaultsProvider.Options,
         _ decide: ([String: DefaultsValue]) -> [DefaultsChange]?
-    ) throws(DefaultsError) {
-        try state.withLock { state throws(DefaultsError) in
+    ) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        let events = try state.withLock { state throws(DefaultsError) -> [DefaultsChangeEvent] in
             guard let lock = try file.lockDirectory(timeout: options.lockTimeout, create: true) else {
                 throw DefaultsError(
                     .internalError, "The preferences directory could not be created.",
@@ -226,7 +230,7 @@ final class PropertyListFileStore: Sendable {
                 values = [:]
                 dictionary = [:]
             }
-            guard !events.isEmpty || removedHidden else { return }
+            guard !events.isEmpty || removedHidden else { return [] }
             state.stamp = try file.replace(with: dictionary, holding: lock)
             state.racy = state.stamp?.isRecent ?? false
             state.values = values
@@ -238,8 +242,10 @@ final class PropertyListFileStore: Sendable {
             if try file.stamp() != state.stamp {
                 _ = try load(file.readContent(), into: &state, options: options, holding: lock)
             }
+            return events
         }
         listeners.deliverPending()
+        return events
     }
 
     /// Makes plain `UserDefaults` in this process read the file again: Foundation on Linux keeps

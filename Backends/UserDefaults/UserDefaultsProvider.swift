@@ -109,6 +109,13 @@ public final class UserDefaultsProvider: DefaultsProvider {
         try apply([.remove(key)])
     }
 
+    /// Removes `key` in one locked write of the suite and tells whether it was there.
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        return try store.apply([.remove(key)], from: instanceID, options: options).contains { $0.key == key }
+    }
+
     public func keys() throws(DefaultsError) -> [String] {
         Array(try store.allValues(options: options).keys)
     }

@@ -28,7 +28,7 @@ struct DeleteCommand: ParsableCommand {
             if all {
                 try provider.removeAll()
             } else if let prefix {
-                try provider.apply(provider.keys().filter { $0.hasPrefix(prefix) }.map { .remove($0) })
+                try provider.apply(provider.keys(withPrefix: prefix).map { .remove($0) })
             } else {
                 try provider.apply(keys.map { .remove($0) })
             }

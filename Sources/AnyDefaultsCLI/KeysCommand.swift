@@ -11,11 +11,11 @@ struct KeysCommand: ParsableCommand {
             """)
 
     @OptionGroup var store: StoreOptions
-    @Option(help: "Only keys that start with this prefix.") var prefix: String?
+    @Option(help: "Only keys that start with this prefix (compared in canonical form, byte by byte; no wildcards).") var prefix: String?
 
     func run() throws {
-        let keys = try reportingErrors { try store.open().keys() }
-        let listed = keys.filter { prefix.map($0.hasPrefix) ?? true }.sorted()
+        // A prefix query of the store's index: sorted by UTF-8 bytes, and only the keys under it read.
+        let listed = try reportingErrors { try store.open().keys(withPrefix: prefix ?? "") }
         try Console.write(listed.map { Console.listed($0) + "\n" }.joined())
     }
 }

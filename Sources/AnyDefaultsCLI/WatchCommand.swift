@@ -45,7 +45,7 @@ struct WatchCommand: AsyncParsableCommand {
         /// Prints `event` if it is wanted, and says whether --count is reached.
         func show(_ event: DefaultsChangeEvent) throws(CommandFailure) -> Bool {
             guard wanted.isEmpty || wanted.contains(event.key) else { return false }
-            let shown = event.newValue.map { CompactJSON.string(from: $0) } ?? "(removed)"
+            let shown = event.newValue.map { ExactJSON.string(from: $0, layout: .oneLine) } ?? "(removed)"
             try Console.write("\(Console.listed(event.key))\t\(shown)\n")
             printed += 1
             return count.map { printed >= $0 } ?? false

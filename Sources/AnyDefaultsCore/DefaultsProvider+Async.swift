@@ -46,11 +46,16 @@ extension DefaultsProvider {
 /// cooperative thread back while the write blocks.
 package enum BlockingWrite {
     package static func run(_ write: @escaping @Sendable () throws(DefaultsError) -> Void) async throws(DefaultsError) {
-        let result: Result<Void, DefaultsError> = await withCheckedContinuation { continuation in
+        try await value(write)
+    }
+
+    /// ``run(_:)`` for a write that returns something.
+    package static func value<T: Sendable>(_ write: @escaping @Sendable () throws(DefaultsError) -> T) async throws(DefaultsError) -> T {
+        let result: Result<T, DefaultsError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: Result { () throws(DefaultsError) in try write() })
             }
         }
-        try result.get()
+        return try result.get()
     }
 }

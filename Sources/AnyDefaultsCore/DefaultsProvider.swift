@@ -35,11 +35,51 @@ public protocol DefaultsProvider: Sendable {
     /// Removes `key`. Removing an absent key is no error.
     func removeValue(forKey key: String) throws(DefaultsError)
 
+    /// Removes `key` and returns whether it held a value, in one step: no other writer's change
+    /// to the key comes between the check and the removal, so of two callers removing the same
+    /// key at once exactly one is told it was there.
+    ///
+    /// ```swift
+    /// let existed = try store.removeValueIfPresent(forKey: "session.token")   // 204 or 404
+    /// ```
+    ///
+    /// The default implementation reads the key, then removes it: correct for a store that no
+    /// other thread or process writes in between. Every built-in provider overrides it with one
+    /// atomic step (under its lock, or in one transaction); a custom provider shared by several
+    /// writers should too.
+    @discardableResult
+    func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool
+
     /// Every stored key, in no particular order.
     func keys() throws(DefaultsError) -> [String]
 
     /// Every stored key with its value.
     func allValues() throws(DefaultsError) -> [String: DefaultsValue]
+
+    /// The stored keys under `prefix`, sorted by their UTF-8 bytes. A key is under a prefix when
+    /// its canonical form starts with the prefix's, byte by byte (see ``DefaultsKeyPrefix``); the
+    /// empty prefix is every key.
+    ///
+    /// ```swift
+    /// let tenantKeys = try store.keys(withPrefix: "tenant/acme/")
+    /// ```
+    ///
+    /// The default implementation filters ``keys()``, which reads every key. The SQLite, LMDB and
+    /// in-memory providers override it with a range of their ordered index, so that its cost
+    /// follows the number of keys under the prefix, not the size of the store; a provider with
+    /// an ordered index of its own should too.
+    func keys(withPrefix prefix: String) throws(DefaultsError) -> [String]
+
+    /// Every stored key under `prefix` with its value (see ``keys(withPrefix:)``), read at one
+    /// moment on every built-in provider: a batch written meanwhile shows whole or not at all.
+    ///
+    /// ```swift
+    /// let tenant = try store.allValues(withPrefix: "tenant/acme/")
+    /// ```
+    ///
+    /// The default implementation filters ``allValues()``; the SQLite, LMDB and in-memory
+    /// providers override it with a range of their ordered index.
+    func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue]
 
     /// Applies `changes` in order, as one batch: all or nothing where ``capabilities`` contains
     /// ``DefaultsCapabilities/atomicBatch``. A batch with an invalid key or value is rejected
@@ -105,6 +145,13 @@ extension DefaultsProvider {
         try apply([.remove(key)])
     }
 
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let existed = try value(forKey: key) != nil
+        try removeValue(forKey: key)
+        return existed
+    }
+
     public func removeAll() throws(DefaultsError) {
         try apply(keys().map { .remove($0) })
     }
@@ -128,15 +175,28 @@ extension DefaultsProvider {
         return result
     }
 
-    /// The changes from now on, as an asynchronous sequence.
+    public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        return DefaultsKeyPrefix.sorted(try keys().filter(prefix.contains))
+    }
+
+    public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
+        let prefix = DefaultsKeyPrefix(prefix)
+        let values = try allValues()
+        return prefix.isEmpty ? values : values.filter { prefix.contains($0.key) }
+    }
+
+    /// The changes from now on, as an asynchronous sequence. A consumer that reads more slowly
+    /// than the store changes holds at most what `buffering` allows (by default the newest 1024
+    /// events).
     ///
     /// ```swift
     /// for await event in store.changes() where event.key == "ui.theme" {
     ///     applyTheme(event.newValue)
     /// }
     /// ```
-    public func changes() -> AsyncStream<DefaultsChangeEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsChangeEvent.self)
+    public func changes(buffering: DefaultsBufferingPolicy = .default) -> AsyncStream<DefaultsChangeEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsChangeEvent.self, bufferingPolicy: buffering.streamPolicy())
         let observation = observe { continuation.yield($0) }
         continuation.onTermination = { _ in observation.cancel() }
         return stream

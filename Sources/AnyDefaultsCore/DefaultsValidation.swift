@@ -27,6 +27,34 @@ public enum DefaultsValidation {
         return key.precomposedStringWithCanonicalMapping
     }
 
+    /// The key a view scoped to `prefix` stores for the key `name` a caller gave it: `prefix +
+    /// name`, after checking `name` as a key (a scoped view accepts what the store accepts, for
+    /// the part the caller wrote).
+    ///
+    /// - Throws: ``DefaultsError/Code-swift.struct/invalidKey``, naming `name`, for an empty
+    ///   `name` (which would read and write the prefix itself), and for a `name` that starts with
+    ///   a character that combines with the end of the prefix when the key is made canonical
+    ///   (`"cafe"` and `"\u{301}x"` become `"café x"` without the space): such a key would be
+    ///   stored outside the scope, where the view's listing and removal cannot reach it.
+    public static func scopedKey(_ name: String, prefix: String, backend: String) throws(DefaultsError) -> String {
+        guard let first = name.utf8.first else {
+            throw DefaultsError(.invalidKey, "A key must not be empty.", backend: backend, key: name)
+        }
+        // An ASCII character never combines with what precedes it, nor moves before it.
+        if first < 0x80 || prefix.isEmpty { return prefix + name }
+        let joined = prefix + name
+        let canonicalPrefix = DefaultsKeyPrefix(prefix)
+        guard let rest = canonicalPrefix.remainder(of: joined),
+            rest.utf8.elementsEqual(try canonicalKey(name, backend: backend).utf8)
+        else {
+            throw DefaultsError(
+                .invalidKey,
+                "The key starts with a character that combines with the end of the scope's prefix \(prefix.debugDescription), so it would be stored outside the scope.",
+                backend: backend, key: name)
+        }
+        return joined
+    }
+
     /// Checks that `value` can be stored: it nests no deeper than
     /// ``DefaultsValue/maximumNestingDepth``.
     ///

@@ -27,6 +27,7 @@ import Foundation
 ///     @Test func concurrency() throws { try suite.concurrency() }
 ///     @Test func changeEvents() throws { try suite.changeEvents() }
 ///     @Test func errors() throws { try suite.errors() }
+///     @Test func prefixQueries() throws { try suite.prefixQueries() }
 /// }
 /// ```
 ///
@@ -58,7 +59,7 @@ public struct DefaultsConformanceSuite: Sendable {
 
     /// A group of checks; Docs/Conformance.md lists what each checks.
     public enum Group: String, CaseIterable, Sendable, CustomStringConvertible {
-        case roundTrips, typeFidelity, keys, removal, batches, persistence, concurrency, changeEvents, errors
+        case roundTrips, typeFidelity, keys, removal, batches, persistence, concurrency, changeEvents, errors, prefixQueries
 
         public var description: String { rawValue }
     }
@@ -83,6 +84,7 @@ public struct DefaultsConformanceSuite: Sendable {
         case .concurrency: try concurrency()
         case .changeEvents: try changeEvents()
         case .errors: try errors()
+        case .prefixQueries: try prefixQueries()
         }
     }
 

@@ -70,15 +70,16 @@ import TestSupport
         #expect(weakProvider == nil)
     }
 
-    /// Each subscription observes the store once, and its observation ends with it.
+    /// Each subscription observes the store once (through the `Defaults`'s one observation of the
+    /// provider), and its observation ends with it.
     @Test func cancellingEndsTheObservationOnTheProvider() {
         let provider = CountingProvider()
         let defaults = Defaults(provider, cached: false)
-        let before = provider.observationCount
+        let before = defaults.changeObserverCount
         let cancellables = (0..<3).map { _ in defaults.publisher(for: .count).sink { _ in } }
-        #expect(provider.observationCount == before + 3)
+        #expect(defaults.changeObserverCount == before + 3)
         for cancellable in cancellables { cancellable.cancel() }
-        #expect(provider.observationCount == before)
+        #expect(defaults.changeObserverCount == before)
     }
 
     /// A model with `@PublishedDefault` properties, subscribed to: subscriptions do not hold the

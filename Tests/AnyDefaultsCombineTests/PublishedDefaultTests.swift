@@ -218,11 +218,11 @@ import TestSupport
         do {
             let defaults = Defaults(provider, cached: false)
             weakDefaults = defaults
-            let before = provider.observationCount
+            let before = defaults.changeObserverCount
             let model = AudioModel(store: defaults)
             model.volume = 0.7
             _ = model.theme
-            #expect(provider.observationCount == before + 2)
+            #expect(defaults.changeObserverCount == before + 2)
         }
         #expect(weakDefaults == nil)
         #expect(provider.observationCount == 0)

@@ -1,3 +1,4 @@
+import AnyDefaultsCore
 @testable import AnyDefaultsJSONFile
 import Foundation
 import Testing

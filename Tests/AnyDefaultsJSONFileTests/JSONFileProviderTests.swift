@@ -208,6 +208,8 @@ import Testing
             #expect(error.backend == "JSONFile")
             #expect(error.path == URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
             #expect(error.message.contains("line 4, column 1"))
+            #expect(error.message.contains("corruptionPolicy .moveAside") && error.message.contains("recovery=moveaside"))
+            #expect(error.kind == .storeState)
             let cause = try #require(error.cause as? JSONFileParseError)
             #expect((cause.line, cause.column) == (4, 1))
             #expect(try FileFacts.text(path) == damaged)

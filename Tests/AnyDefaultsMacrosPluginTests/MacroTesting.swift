@@ -1,4 +1,4 @@
-import AnyDefaultsMacrosPlugin
+import AnyDefaultsMacrosImplementation
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing

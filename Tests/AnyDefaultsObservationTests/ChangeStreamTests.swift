@@ -101,17 +101,20 @@ import TestSupport
     @Test func anEndedStreamStopsObserving() async throws {
         let provider = CountingProvider()
         let defaults = Defaults(provider, cached: false)
-        let facadeOnly = provider.observations     // the facade's own subscription, for Observation
+        let facadeOnly = provider.observations     // the facade's one subscription, shared by all
+        let observersBefore = defaults.changeObserverCount
         do {
             let events = defaults.changes()
             let values = defaults.values(of: .volume)
             let snapshots = defaults.snapshots()
-            #expect(provider.observations == facadeOnly + 3)
+            #expect(defaults.changeObserverCount == observersBefore + 3)
+            #expect(provider.observations == facadeOnly)
             defaults[.volume] = 0.1
             #expect(try await first(1, of: events).count == 1)
             #expect(try await first(2, of: values) == [0.5, 0.1])
             #expect(try await first(1, of: snapshots).count == 1)
         }
+        #expect(defaults.changeObserverCount == observersBefore)
         #expect(provider.observations == facadeOnly)
     }
 }

@@ -58,6 +58,21 @@ struct Abort: Error {}
         defer { fixture.remove() }
         let defaults = try fixture.open()
         defaults[.volume] = 0.5
+        // A body typed `throws(DefaultsError)`: `write` throws DefaultsError (typed throws: `error`
+        // below is a DefaultsError without a cast).
+        do {
+            try defaults.write { (tx) throws(DefaultsError) in
+                tx[.volume] = 0.9
+                tx.set("dark", forKey: "theme")
+                throw DefaultsError(.invalidValue, "The caller changed its mind.", backend: "Test")
+            }
+            Issue.record("write did not throw")
+        } catch {
+            #expect(error.code == .invalidValue && error.backend == "Test")
+        }
+        #expect(defaults[.volume] == 0.5)
+        #expect(!defaults.hasValue(forKey: "theme"))
+        // A body throwing another error: thrown as it is, nothing written.
         #expect(throws: Abort.self) {
             try defaults.write { tx in
                 tx[.volume] = 0.9
@@ -126,4 +141,19 @@ struct Abort: Error {}
         }
         #expect(defaults.codable(Layout.self, forKey: "plain") == Layout(columns: 7, sidebar: true))
     }
+}
+
+/// A body that throws nothing gives a `write` typed `throws(DefaultsError)`: this compiles only
+/// if `error` is a `DefaultsError`.
+@Test func aBodyThatThrowsNothingMakesWriteThrowDefaultsError() {
+    let defaults = Defaults(InMemoryProvider())
+    do {
+        try defaults.write { tx in tx.set(1, forKey: "a") }
+        let error: DefaultsError? = nil
+        #expect(error == nil)
+    } catch {
+        let typed: DefaultsError = error
+        Issue.record("unexpected \(typed)")
+    }
+    #expect(defaults.integer(forKey: "a") == 1)
 }

@@ -261,6 +261,8 @@ let edgeValues: [String: DefaultsValue] = {
             let error = #expect(throws: DefaultsError.self) { try impatient.setValue(.int(1), forKey: "k") }
             #expect(error?.code == .busy)
             #expect(error?.path == impatient.path)
+            #expect(error?.message.contains("busyTimeout") == true && error?.message.contains("busytimeout=") == true)
+            #expect(error?.isRetryable == true)
             #expect(ContinuousClock.now - started >= .milliseconds(100))
             // Readers never wait in WAL mode.
             #expect(try impatient.value(forKey: "k") == nil)

@@ -58,7 +58,7 @@ import Testing
 
     @Test func theSameHarnessWithoutADefectPassesEveryGroup() throws {
         let reports = try Self.suite(for: .none).run()
-        #expect(reports.map(\.group) == ["roundTrips", "typeFidelity", "keys", "removal", "batches", "persistence", "concurrency", "changeEvents", "errors"])
+        #expect(reports.map(\.group) == ["roundTrips", "typeFidelity", "keys", "removal", "batches", "persistence", "concurrency", "changeEvents", "errors", "prefixQueries"])
         #expect(reports.allSatisfy { $0.skippedBecause == nil && $0.checks > 0 })
     }
 
@@ -67,7 +67,7 @@ import Testing
         let reports = try suite.run()
         let persistence = try #require(reports.first { $0.group == "persistence" })
         #expect(persistence.skippedBecause != nil)
-        #expect(reports.filter { $0.skippedBecause == nil }.count == 8)
+        #expect(reports.filter { $0.skippedBecause == nil }.count == 9)
     }
 
     @Test func aFailureKeyIsNamedAndEveryFailureIsListed() throws {

@@ -98,6 +98,9 @@ import TestSupport
                 }
             }
             #expect(full?.code == .storageFull, "\(String(describing: full))")
+            // The message names the option both ways (issue 27.6), and the error is the store's state.
+            #expect(full?.message.contains("maxsize=") == true && full?.message.contains("LMDBProvider.Options.maximumMapSize") == true)
+            #expect(full?.kind == .storeState && full?.isRetryable == false)
             #expect(written > 2, "the map held only \(written) chunks")
             // A batch that does not fit leaves no trace.
             let batch = #expect(throws: DefaultsError.self) {

@@ -110,6 +110,11 @@ let benchmarks: @Sendable () -> Void = {
 /// to read one key.
 private func scaleBenchmarks() {
     ScaleBenchmark.register("lmdb-scale") { directory, count in try LMDBScaleStore(directory: directory, count: count, raw: true) }
+    PrefixBenchmark.register("lmdb-prefix") { directory, count in
+        let provider = try LMDBProvider(path: directory.appendingPathComponent("prefix").path)
+        try provider.apply(ScaleKeys.changes(count: count) + PrefixBenchmark.tenantChanges)
+        return provider
+    }
 
     // Opening a 100k-key store, reading one random key and closing it, through the provider and
     // with the C API, in turn (never both open at once: one environment per file per process).

@@ -108,6 +108,13 @@ let benchmarks: @Sendable () -> Void = {
 /// reading one key; the memory of a cache holding 100k keys.
 private func scaleBenchmarks() {
     ScaleBenchmark.register("sqlite-scale") { directory, count in try SQLiteScaleStore(directory: directory, count: count) }
+    PrefixBenchmark.register("sqlite-prefix") { directory, count in
+        let path = directory.appendingPathComponent("prefix.sqlite").path
+        let building = try SQLiteProvider(path: path)
+        try building.apply(ScaleKeys.changes(count: count) + PrefixBenchmark.tenantChanges)
+        building.close()
+        return try SQLiteProvider(path: path)
+    }
 
     // Opening a 100k-key store and reading one random key, then closing it, beside raw C; and
     // opening it with a preloaded cache beside a raw C scan of every row. No other connection

@@ -86,6 +86,16 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         try upstream.allValues()
     }
 
+    /// The upstream's prefix query (served by its index), not a scan of the cache, which may hold
+    /// only part of the keys.
+    public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        try upstream.keys(withPrefix: prefix)
+    }
+
+    public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
+        try upstream.allValues(withPrefix: prefix)
+    }
+
     // MARK: Writes
 
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
@@ -94,6 +104,27 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
 
     public func removeValue(forKey key: String) throws(DefaultsError) {
         try write(nil, forKey: key)
+    }
+
+    /// The upstream's atomic remove-and-report, with the bookkeeping of a removal. Always asked of
+    /// the upstream, even for a key the cache holds as absent: another process may have written
+    /// it since, and the answer must be the store's.
+    @discardableResult
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        guard let ticket = core.state.withLock({ $0.beginWrite(key, value: nil) }) else {
+            let existed = try upstream.removeValueIfPresent(forKey: key)
+            if existed { core.state.withLock { $0.invalidate(key) } }
+            return existed
+        }
+        let existed: Bool
+        do {
+            existed = try upstream.removeValueIfPresent(forKey: key)
+        } catch {
+            core.state.withLock { $0.finishWrite(key, value: nil, ticket: ticket, succeeded: false) }
+            throw error
+        }
+        core.state.withLock { $0.finishWrite(key, value: nil, ticket: ticket, succeeded: true) }
+        return existed
     }
 
     private func write(_ value: DefaultsValue?, forKey key: String) throws(DefaultsError) {

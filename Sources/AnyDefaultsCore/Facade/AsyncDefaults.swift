@@ -27,24 +27,24 @@ public struct AsyncDefaults: Sendable {
 
     /// Stores `value` for `key`; for an optional `Value`, `nil` removes the stored value.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) async throws(DefaultsError) {
-        try await set(value, fullKey: defaults.fullKey(key.name))
+        try await set(value, fullKey: defaults.checkedFullKey(key.name))
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.
     public func reset<Value>(_ key: DefaultsKey<Value>) async throws(DefaultsError) {
-        try await remove(fullKey: defaults.fullKey(key.name))
+        try await remove(fullKey: defaults.checkedFullKey(key.name))
     }
 
     /// Stores `value` under `key`; a `nil` removes the key.
     public func set<Value: DefaultsSerializable>(_ value: Value, forKey key: some DefaultsKeyName) async throws(DefaultsError) {
-        try await set(value, fullKey: defaults.fullKey(key.defaultsKeyName))
+        try await set(value, fullKey: defaults.checkedFullKey(key.defaultsKeyName))
     }
 
     /// Stores a `Codable` value under `key`; a `nil` removes the key.
     public func setCodable<T: Encodable>(
         _ value: T, forKey key: some DefaultsKeyName, strategy: DefaultsCodingStrategy = .structured
     ) async throws(DefaultsError) {
-        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
         guard let stored = try DefaultsEncoder(strategy: strategy).encodeIfPresent(value, forKey: fullKey) else {
             return try await remove(fullKey: fullKey)
         }
@@ -54,33 +54,60 @@ public struct AsyncDefaults: Sendable {
 
     /// Removes the value under `key`; removing an absent key is no error.
     public func removeValue(forKey key: some DefaultsKeyName) async throws(DefaultsError) {
-        try await remove(fullKey: defaults.fullKey(key.defaultsKeyName))
+        try await remove(fullKey: defaults.checkedFullKey(key.defaultsKeyName))
     }
 
-    /// Removes every stored key (within the scope), in one batch.
+    /// Removes the value under `key` and returns whether there was one, in one atomic step, as
+    /// ``ThrowingDefaults/removeValueIfPresent(forKey:)`` (on a thread outside the cooperative pool).
+    @discardableResult
+    public func removeValueIfPresent(forKey key: some DefaultsKeyName) async throws(DefaultsError) -> Bool {
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
+        let provider = defaults.provider
+        let existed = try await BlockingWrite.value { () throws(DefaultsError) in try provider.removeValueIfPresent(forKey: fullKey) }
+        defaults.forgetDecoded(fullKey)
+        return existed
+    }
+
+    /// Removes every stored key (within the scope), in one batch; a scoped store finds its keys
+    /// with a prefix query of the store's index.
     public func removeAll() async throws(DefaultsError) {
         let prefix = defaults.prefix
         if prefix.isEmpty {
             try await defaults.provider.removeAllAsync()
         } else {
-            let doomed = try defaults.provider.keys().filter { $0.hasPrefix(prefix) }
+            let doomed = try defaults.provider.keys(withPrefix: prefix)
             if !doomed.isEmpty { try await defaults.provider.applyAsync(doomed.map { .remove($0) }) }
         }
         defaults.shared.decoded.removeAll(withPrefix: prefix)
     }
 
     /// Collects changes with `body`, then applies them as one batch, as ``Defaults/write(_:)``
-    /// does, suspending while the batch is written.
+    /// does, suspending while the batch is written; typed `throws(DefaultsError)` as it is.
     @discardableResult
-    public func write<Result>(_ body: (inout DefaultsTransaction) throws -> Result) async throws -> Result {
+    public func write<Result>(_ body: (inout DefaultsTransaction) throws(DefaultsError) -> Result) async throws(DefaultsError) -> Result {
         var transaction = DefaultsTransaction(defaults)
         let result = try body(&transaction)
+        try await commit(transaction)
+        return result
+    }
+
+    /// ``write(_:)`` for a body that throws errors of another type: they are thrown as they are,
+    /// with nothing written.
+    @_disfavoredOverload
+    @discardableResult
+    public func write<Result, Failure: Error>(_ body: (inout DefaultsTransaction) throws(Failure) -> Result) async throws -> Result {
+        var transaction = DefaultsTransaction(defaults)
+        let result = try body(&transaction)
+        try await commit(transaction)
+        return result
+    }
+
+    private func commit(_ transaction: DefaultsTransaction) async throws(DefaultsError) {
         if let failure = transaction.failure { throw failure }
         let changes = transaction.changes
-        guard !changes.isEmpty else { return result }
+        guard !changes.isEmpty else { return }
         try await defaults.provider.applyAsync(changes)
         for change in changes { defaults.forgetDecoded(change.key) }
-        return result
     }
 
     private func set<Value: DefaultsSerializable>(_ value: Value, fullKey: String) async throws(DefaultsError) {

@@ -144,9 +144,21 @@ extension Defaults {
         }
     }
 
-    /// Removes every stored key that starts with `prefix`, in one batch. An empty prefix removes
-    /// nothing and reports ``DefaultsError/Code-swift.struct/invalidKey``: call ``removeAll()``
-    /// to remove every key.
+    /// The stored keys (within the scope, without its prefix) that start with `prefix`, sorted
+    /// by their UTF-8 bytes, from the store's index; see ``ThrowingDefaults/keys(withPrefix:)``.
+    public func keys(withPrefix prefix: String) -> [String] {
+        do {
+            return try throwing.keys(withPrefix: prefix)
+        } catch {
+            report(error)
+            return []
+        }
+    }
+
+    /// Removes every stored key that starts with `prefix`, in one batch; see
+    /// ``ThrowingDefaults/removeValues(withPrefix:)``. An empty prefix removes nothing and
+    /// reports ``DefaultsError/Code-swift.struct/invalidKey``: call ``removeAll()`` to remove
+    /// every key.
     public func removeValues(withPrefix prefix: String) {
         reporting { () throws(DefaultsError) in try throwing.removeValues(withPrefix: prefix) }
     }

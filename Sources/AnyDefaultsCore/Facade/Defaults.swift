@@ -73,6 +73,11 @@ public final class Defaults: Sendable {
     /// read, where `prefix.isEmpty` decodes the string's count.
     @usableFromInline let isScoped: Bool
 
+    /// How many change observers (streams, publishers, `observe` handlers) this instance and its
+    /// scoped views have registered now; they share one observation of the provider. For tests
+    /// that check an observer ends with its stream or subscription.
+    package var changeObserverCount: Int { shared.feed.observerCount }
+
     /// State shared by an instance and the scoped instances made from it.
     @usableFromInline final class Shared: Sendable {
         let registered = Mutex<[String: DefaultsValue]>([:])
@@ -85,6 +90,8 @@ public final class Defaults: Sendable {
         @usableFromInline let tracker = ObservationTracker()
         /// Whether reads by name (`integer(forKey:)`...) are tracked too, not only typed reads.
         @usableFromInline let tracksReadsByName: Bool
+        /// The provider's events, numbered, for the observers of this store and its scopes.
+        let feed = ChangeFeed()
         private let subscription: DefaultsObservation
 
         init(
@@ -95,7 +102,10 @@ public final class Defaults: Sendable {
             self.decodingFailurePolicy = decodingFailurePolicy
             self.cache = cache
             self.tracksReadsByName = tracksReadsByName
-            subscription = provider.observe { [tracker] event in tracker.didChange(event.key) }
+            subscription = provider.observe { [tracker, feed] event in
+                tracker.didChange(event.key)
+                feed.publish(event)
+            }
         }
     }
 
@@ -143,7 +153,14 @@ public final class Defaults: Sendable {
 
     /// A view of this store whose keys all start with `prefix`: `scoped("ui.")` reads and
     /// writes `"theme"` as `"ui.theme"`, lists only the keys under `"ui."` (without the prefix)
-    /// and removes only those. Scopes nest, and share registered defaults and the error handler.
+    /// and removes only those, with prefix queries of the store's index
+    /// (``DefaultsProvider/keys(withPrefix:)``). Scopes nest, and share registered defaults and the
+    /// error handler.
+    ///
+    /// A key given to the view is validated as the store validates keys, for the part the caller
+    /// wrote: the empty key is ``DefaultsError/Code-swift.struct/invalidKey`` (it never reads or
+    /// writes the prefix itself), and so is a key that would leave the scope once joined to the
+    /// prefix (see ``DefaultsValidation/scopedKey(_:prefix:backend:)``).
     ///
     /// ```swift
     /// let ui = defaults.scoped("ui.")
@@ -175,9 +192,26 @@ public final class Defaults: Sendable {
     // own read (see Benchmarks/Benchmarks/FacadeBenchmarks).
 
     /// The key as stored: the scope's prefix and `name`.
+    ///
+    /// In a scoped store, a `name` the scope cannot hold (empty, or starting with a mark that
+    /// would join the prefix, see ``DefaultsValidation/scopedKey(_:prefix:backend:)``) gives the
+    /// empty key, which every provider rejects with ``DefaultsError/Code-swift.struct/invalidKey``
+    /// before reading or writing anything: never the prefix itself, nor a key outside the scope.
+    /// ``checkedFullKey(_:)`` throws the precise error instead.
     @inlinable
     func fullKey(_ name: String) -> String {
-        isScoped ? prefix + name : name
+        isScoped ? scopedKey(name) : name
+    }
+
+    /// ``fullKey(_:)`` for a scoped store; out of line, so the inlined unscoped path stays small.
+    @usableFromInline @inline(never)
+    func scopedKey(_ name: String) -> String {
+        (try? checkedFullKey(name)) ?? ""
+    }
+
+    /// The key as stored, or the error the store gives for the part the caller wrote.
+    func checkedFullKey(_ name: String) throws(DefaultsError) -> String {
+        isScoped ? try DefaultsValidation.scopedKey(name, prefix: prefix, backend: "Defaults") : name
     }
 
     /// Sends `error` to the store's error handler (by default, the log), as the non-throwing

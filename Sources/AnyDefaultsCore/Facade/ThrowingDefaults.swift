@@ -41,19 +41,19 @@ public struct ThrowingDefaults: Sendable {
 
     /// Stores `value` for `key`; for an optional `Value`, `nil` removes the stored value.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws(DefaultsError) {
-        try defaults.write(value, fullKey: defaults.fullKey(key.name))
+        try defaults.write(value, fullKey: defaults.checkedFullKey(key.name))
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.
     public func reset<Value>(_ key: DefaultsKey<Value>) throws(DefaultsError) {
-        try defaults.remove(fullKey: defaults.fullKey(key.name))
+        try defaults.remove(fullKey: defaults.checkedFullKey(key.name))
     }
 
     // MARK: Keys by name
 
     /// The value stored under `key`, or else its registered default; `nil` if neither exists.
     public func value(forKey key: some DefaultsKeyName) throws(DefaultsError) -> DefaultsValue? {
-        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
         defaults.trackByName(fullKey)
         return try defaults.lookup(fullKey)
     }
@@ -66,14 +66,14 @@ public struct ThrowingDefaults: Sendable {
     public func value<Value: DefaultsSerializable>(
         _ type: Value.Type = Value.self, forKey key: some DefaultsKeyName
     ) throws(DefaultsError) -> Value? {
-        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
         defaults.trackByName(fullKey)
         return try defaults.read(Value.self, fullKey: fullKey)
     }
 
     /// Stores `value` under `key`; a `nil` removes the key.
     public func set<Value: DefaultsSerializable>(_ value: Value, forKey key: some DefaultsKeyName) throws(DefaultsError) {
-        try defaults.write(value, fullKey: defaults.fullKey(key.defaultsKeyName))
+        try defaults.write(value, fullKey: defaults.checkedFullKey(key.defaultsKeyName))
     }
 
     /// The `Codable` value under `key`; `nil` if nothing is stored or registered.
@@ -82,7 +82,7 @@ public struct ThrowingDefaults: Sendable {
     public func codable<T: Decodable & Sendable>(
         _ type: T.Type = T.self, forKey key: some DefaultsKeyName, strategy: DefaultsCodingStrategy = .structured
     ) throws(DefaultsError) -> T? {
-        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
         defaults.trackByName(fullKey)
         return try defaults.readCodable(T.self, fullKey: fullKey, strategy: strategy)
     }
@@ -91,7 +91,7 @@ public struct ThrowingDefaults: Sendable {
     public func setCodable<T: Encodable>(
         _ value: T, forKey key: some DefaultsKeyName, strategy: DefaultsCodingStrategy = .structured
     ) throws(DefaultsError) {
-        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
         guard let stored = try DefaultsEncoder(strategy: strategy).encodeIfPresent(value, forKey: fullKey) else {
             return try defaults.remove(fullKey: fullKey)
         }
@@ -100,7 +100,7 @@ public struct ThrowingDefaults: Sendable {
 
     /// Whether the store holds a value under `key` (registered defaults do not count).
     public func hasValue(forKey key: some DefaultsKeyName) throws(DefaultsError) -> Bool {
-        let fullKey = defaults.fullKey(key.defaultsKeyName)
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
         defaults.trackByName(fullKey)
         return try hasStoredValue(fullKey: fullKey)
     }
@@ -112,21 +112,50 @@ public struct ThrowingDefaults: Sendable {
 
     /// Removes the value under `key`; removing an absent key is no error.
     public func removeValue(forKey key: some DefaultsKeyName) throws(DefaultsError) {
-        try defaults.remove(fullKey: defaults.fullKey(key.defaultsKeyName))
+        try defaults.remove(fullKey: defaults.checkedFullKey(key.defaultsKeyName))
+    }
+
+    /// Removes the value under `key` and returns whether there was one, in one atomic step on
+    /// every built-in backend (see ``DefaultsProvider/removeValueIfPresent(forKey:)``).
+    ///
+    /// ```swift
+    /// guard try defaults.throwing.removeValueIfPresent(forKey: "session.token") else { return .notFound }
+    /// ```
+    @discardableResult
+    public func removeValueIfPresent(forKey key: some DefaultsKeyName) throws(DefaultsError) -> Bool {
+        let fullKey = try defaults.checkedFullKey(key.defaultsKeyName)
+        let existed = try defaults.provider.removeValueIfPresent(forKey: fullKey)
+        defaults.forgetDecoded(fullKey)
+        return existed
     }
 
     // MARK: Many keys
 
-    /// The stored keys (within the scope, without its prefix), in no particular order.
+    /// The stored keys (within the scope, without its prefix), in no particular order. A scoped
+    /// store asks the provider for the keys under its prefix (``DefaultsProvider/keys(withPrefix:)``),
+    /// served by the backend's index.
     public func keys() throws(DefaultsError) -> [String] {
         defaults.shared.tracker.accessEveryKey()
-        let prefix = defaults.prefix
-        let all = try defaults.provider.keys()
-        guard !prefix.isEmpty else { return all }
-        return all.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
+        guard defaults.isScoped else { return try defaults.provider.keys() }
+        return try keys(withPrefix: "")
     }
 
-    /// Removes every stored key that starts with `prefix`, in one batch.
+    /// The stored keys (within the scope, without its prefix) that start with `prefix`, sorted by
+    /// their UTF-8 bytes: a prefix query of the store's index (``DefaultsProvider/keys(withPrefix:)``,
+    /// where ``DefaultsKeyPrefix`` says what "start with" means). The empty prefix is every key.
+    ///
+    /// ```swift
+    /// let plans = try defaults.scoped("tenant/acme/").throwing.keys(withPrefix: "plan.")
+    /// ```
+    public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        defaults.shared.tracker.accessEveryKey()
+        let scope = DefaultsKeyPrefix(defaults.prefix)
+        return try defaults.provider.keys(withPrefix: defaults.prefix + prefix).compactMap(scope.remainder(of:))
+    }
+
+    /// Removes every stored key that starts with `prefix` (see ``keys(withPrefix:)``), in one
+    /// batch: the keys under the prefix come from the store's index, then one
+    /// ``DefaultsProvider/apply(_:)`` removes them all or, where the backend is atomic, none.
     ///
     /// ```swift
     /// try defaults.throwing.removeValues(withPrefix: "cache.")
@@ -140,12 +169,14 @@ public struct ThrowingDefaults: Sendable {
             throw DefaultsError(
                 .invalidKey, "An empty prefix would remove every key; call removeAll() for that.", backend: "Defaults")
         }
-        try removeStoredValues(withFullPrefix: defaults.fullKey(prefix))
+        // The scope's prefix joined as keys(withPrefix:) joins it, never through fullKey(_:),
+        // which maps a name the scope cannot hold to the empty key: that would name every key.
+        try removeStoredValues(withFullPrefix: defaults.prefix + prefix)
     }
 
-    /// Removes every stored key that starts with the full (scoped) key prefix `fullPrefix`.
+    /// Removes every stored key under the full (scoped) prefix `fullPrefix`, in one batch.
     private func removeStoredValues(withFullPrefix fullPrefix: String) throws(DefaultsError) {
-        let doomed = try defaults.provider.keys().filter { $0.hasPrefix(fullPrefix) }
+        let doomed = try defaults.provider.keys(withPrefix: fullPrefix)
         if !doomed.isEmpty {
             try defaults.provider.apply(doomed.map { .remove($0) })
         }

@@ -42,18 +42,78 @@ extension Defaults {
         subscribe(fullKeys: [fullKey(key.name)]) { [self] event in handler(value(of: key, stored: event.newValue)) }
     }
 
-    /// Every change to a key in this store, as an asynchronous sequence.
+    /// Every change to a key in this store, as an asynchronous sequence, each event with its
+    /// ``DefaultsChangeEvent/sequence`` number.
     ///
     /// ```swift
     /// for await event in defaults.changes() { print("\(event.key) changed") }
     /// ```
-    public func changes() -> AsyncStream<DefaultsChangeEvent> {
-        stream { observe($0) }
+    ///
+    /// A consumer that reads more slowly than the store changes holds at most what `buffering`
+    /// allows (by default the newest 1024 events; older ones are dropped, which shows as a gap in
+    /// the sequence numbers). A consumer that must see every change uses ``changes(after:limit:)``.
+    public func changes(buffering: DefaultsBufferingPolicy = .default) -> AsyncStream<DefaultsChangeEvent> {
+        stream(buffering) { observe($0) }
     }
 
-    /// Every change to one of `keys`, as an asynchronous sequence.
-    public func changes(forKeys keys: [any DefaultsKeyName]) -> AsyncStream<DefaultsChangeEvent> {
-        stream { observe(keys: keys, $0) }
+    /// Every change to one of `keys`, as an asynchronous sequence; `buffering` as in
+    /// ``changes(buffering:)``.
+    public func changes(forKeys keys: [any DefaultsKeyName], buffering: DefaultsBufferingPolicy = .default) -> AsyncStream<DefaultsChangeEvent> {
+        stream(buffering) { observe(keys: keys, $0) }
+    }
+
+    /// The changes after `position` (within the scope), for a consumer that resumes where it
+    /// stopped, such as a client reconnecting with `Last-Event-ID`: first the changes the store's
+    /// change history still holds after `position`, then every new change, without a gap or a
+    /// repeat. When the history no longer holds them all (or `position` is `nil`, or from another
+    /// numbering: another process, another `Defaults`), ``DefaultsResumedChanges/isResumed`` is
+    /// false and the stream holds only new changes: the consumer reloads what it shows (read the
+    /// store, or a ``snapshot()``) and goes on with the stream, which started before that read.
+    ///
+    /// ```swift
+    /// let changes = defaults.changes(after: DefaultsChangePosition(lastEventID ?? ""))
+    /// if !changes.isResumed { send(reset: defaults.snapshot()) }
+    /// for await event in changes.events { send(event, id: defaults.position(of: event)) }
+    /// ```
+    ///
+    /// The history is this `Defaults`'s, in memory: the newest events it delivered, at most
+    /// ``retainChangeHistory(_:)``'s limit (1024 unless set), recorded from the first call of
+    /// either on. A consumer that does not read holds at most `limit` undelivered events: beyond
+    /// that the stream ends (never drops), and the consumer resumes after the last event it read.
+    public func changes(after position: DefaultsChangePosition?, limit: Int = DefaultsBufferingPolicy.defaultLimit) -> DefaultsResumedChanges {
+        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsChangeEvent.self, bufferingPolicy: .bufferingOldest(max(limit, 1)))
+        let scope = isScoped ? DefaultsKeyPrefix(prefix) : nil
+        let deliver: @Sendable (DefaultsChangeEvent) -> Void = { event in
+            var event = event
+            if let scope {
+                guard let key = scope.remainder(of: event.key) else { return }
+                event.key = key
+            }
+            // A full buffer ends the stream rather than dropping an event: the consumer resumes.
+            if case .dropped = continuation.yield(event) { continuation.finish() }
+        }
+        let feed = shared.feed
+        let sequence = position.flatMap { $0.epoch == feed.epoch ? $0.sequence : nil }
+        let (complete, observation) = feed.observe(
+            after: sequence ?? .max, replay: { replayed in for event in replayed { deliver(event) } }, deliver)
+        continuation.onTermination = { _ in observation.cancel() }
+        return DefaultsResumedChanges(isResumed: sequence != nil && complete, events: stream, start: feed.position)
+    }
+
+    /// The position of `event` (delivered by this store) in its numbering, to resume after it.
+    public func position(of event: DefaultsChangeEvent) -> DefaultsChangePosition {
+        DefaultsChangePosition(epoch: shared.feed.epoch, sequence: event.sequence)
+    }
+
+    /// The position after the last change this store has delivered so far.
+    public var changePosition: DefaultsChangePosition { shared.feed.position }
+
+    /// Keeps the newest `limit` changes in memory from now on, so that consumers can resume with
+    /// ``changes(after:limit:)`` (call it when the store opens, before any consumer comes);
+    /// `0` stops keeping them. Without a call, the first resumption starts a history of 1024.
+    /// Shared with the scoped views of this store.
+    public func retainChangeHistory(_ limit: Int) {
+        shared.feed.retainHistory(limit)
     }
 
     /// The value of `key` now, and then its new value after each change.
@@ -64,10 +124,11 @@ extension Defaults {
     /// }
     /// ```
     ///
-    /// Changes made while the sequence starts may be reported as one, the latest.
-    public func values<Value>(of key: DefaultsKey<Value>) -> AsyncStream<Value> {
+    /// Changes made while the sequence starts may be reported as one, the latest. A consumer that
+    /// reads slowly holds at most what `buffering` allows (by default the newest 1024 values).
+    public func values<Value>(of key: DefaultsKey<Value>, buffering: DefaultsBufferingPolicy = .default) -> AsyncStream<Value> {
         let fullKey = fullKey(key.name)
-        return PrimedStream.make(Value.self) { offer in
+        return PrimedStream.make(Value.self, buffering: buffering) { offer in
             subscribe(fullKeys: [fullKey]) { [self] event in offer(value(of: key, stored: event.newValue), event.newValue) }
         } current: {
             let stored = storedValue(fullKey)
@@ -80,15 +141,17 @@ extension Defaults {
     /// Subscribes `handler` to the provider's events for the keys in this scope, or for the full
     /// keys in `fullKeys`; each event names its key without the scope's prefix.
     func subscribe(fullKeys: Set<String>?, _ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
-        let prefix = prefix
-        return provider.observe { event in
+        let scope = isScoped ? DefaultsKeyPrefix(prefix) : nil
+        return shared.feed.observe { event in
+            var event = event
             if let fullKeys {
                 guard fullKeys.contains(event.key) else { return }
-            } else if !event.key.hasPrefix(prefix) {
-                return
+                if let scope { event.key = scope.remainder(of: event.key) ?? event.key }
+            } else if let scope {
+                // The keys under the prefix, as the scope's listing has them (DefaultsKeyPrefix).
+                guard let key = scope.remainder(of: event.key) else { return }
+                event.key = key
             }
-            var event = event
-            if !prefix.isEmpty { event.key = String(event.key.dropFirst(prefix.count)) }
             handler(event)
         }
     }
@@ -120,9 +183,9 @@ extension Defaults {
 
     /// An `AsyncStream` fed by an observation, which it cancels when it ends.
     private func stream<Element: Sendable>(
-        _ register: (@escaping @Sendable (Element) -> Void) -> DefaultsObservation
+        _ buffering: DefaultsBufferingPolicy, _ register: (@escaping @Sendable (Element) -> Void) -> DefaultsObservation
     ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: buffering.streamPolicy())
         let observation = register { continuation.yield($0) }
         continuation.onTermination = { _ in observation.cancel() }
         return stream

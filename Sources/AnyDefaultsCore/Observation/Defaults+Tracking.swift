@@ -18,7 +18,7 @@ extension Defaults {
     /// line, so that the inlined read path of an unscoped store stays small.
     @usableFromInline @inline(never)
     func trackScoped(_ name: String) -> String {
-        let fullKey = prefix + name
+        let fullKey = scopedKey(name)
         tracker.access(key: fullKey)
         return fullKey
     }

@@ -12,10 +12,11 @@ enum PrimedStream {
     /// its mark; `current` reads the value and mark to start with.
     static func make<Element: Sendable, Mark: Equatable & Sendable>(
         _ type: Element.Type = Element.self,
+        buffering: DefaultsBufferingPolicy = .default,
         register: (_ offer: @escaping @Sendable (Element, Mark) -> Void) -> DefaultsObservation,
         current: () -> (Element, Mark)
     ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: buffering.streamPolicy())
         let gate = Gate<Element, Mark>(continuation)
         let observation = register { element, mark in gate.offer(element, mark: mark) }
         continuation.onTermination = { _ in observation.cancel() }

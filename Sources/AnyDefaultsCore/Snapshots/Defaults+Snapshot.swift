@@ -23,6 +23,16 @@ extension Defaults {
         reportingSnapshot { () throws(DefaultsError) in try throwing.snapshot(keys: keys) }
     }
 
+    /// An immutable copy of the values under `prefix` (within the scope), read at one moment
+    /// through the store's index; see ``ThrowingDefaults/snapshot(withPrefix:)``.
+    ///
+    /// ```swift
+    /// let acme = defaults.snapshot(withPrefix: "tenant/acme/")
+    /// ```
+    public func snapshot(withPrefix prefix: String) -> DefaultsSnapshot {
+        reportingSnapshot { () throws(DefaultsError) in try throwing.snapshot(withPrefix: prefix) }
+    }
+
     /// The snapshot of the whole store now, then a new one after each change.
     ///
     /// A change that leaves the snapshot as it was (a key outside the scope) yields nothing, and
@@ -88,10 +98,10 @@ extension Defaults {
     /// accepts.
     func registeredDefaults(where include: (String) -> Bool = { _ in true }) -> [String: DefaultsValue] {
         let registered = shared.registered.withLock { $0 }
+        let scope = DefaultsKeyPrefix(prefix)
         var result: [String: DefaultsValue] = [:]
-        for (fullKey, value) in registered where fullKey.hasPrefix(prefix) {
-            let key = String(fullKey.dropFirst(prefix.count))
-            if include(key) { result[key] = value }
+        for (fullKey, value) in registered {
+            if let key = scope.remainder(of: fullKey), include(key) { result[key] = value }
         }
         return result
     }
@@ -101,15 +111,30 @@ extension ThrowingDefaults {
     /// An immutable copy of every value in the store (within the scope), as
     /// ``Defaults/snapshot()``, throwing the store's errors.
     public func snapshot() throws(DefaultsError) -> DefaultsSnapshot {
-        defaults.shared.tracker.accessEveryKey()
-        let prefix = defaults.prefix
-        var values = try defaults.provider.allValues()
-        if !prefix.isEmpty {
-            values = Dictionary(values.compactMap { key, value in
-                key.hasPrefix(prefix) ? (String(key.dropFirst(prefix.count)), value) : nil
-            }, uniquingKeysWith: { first, _ in first })
+        guard defaults.isScoped else {
+            defaults.shared.tracker.accessEveryKey()
+            return DefaultsSnapshot(values: try defaults.provider.allValues(), registeredDefaults: defaults.registeredDefaults())
         }
-        return DefaultsSnapshot(values: values, registeredDefaults: defaults.registeredDefaults())
+        return try snapshot(withPrefix: "")
+    }
+
+    /// An immutable copy of the values (within the scope) under `prefix`, with the registered
+    /// defaults under it, read at one moment through a prefix query of the store's index
+    /// (``DefaultsProvider/allValues(withPrefix:)``). Keys in the snapshot are relative to the
+    /// scope, as in ``keys(withPrefix:)``.
+    ///
+    /// ```swift
+    /// let acme = try defaults.throwing.snapshot(withPrefix: "tenant/acme/")
+    /// ```
+    public func snapshot(withPrefix prefix: String) throws(DefaultsError) -> DefaultsSnapshot {
+        defaults.shared.tracker.accessEveryKey()
+        let scope = DefaultsKeyPrefix(defaults.prefix)
+        let under = DefaultsKeyPrefix(prefix)
+        var values: [String: DefaultsValue] = [:]
+        for (key, value) in try defaults.provider.allValues(withPrefix: defaults.prefix + prefix) {
+            if let key = scope.remainder(of: key) { values[key] = value }
+        }
+        return DefaultsSnapshot(values: values, registeredDefaults: defaults.registeredDefaults(where: under.contains))
     }
 
     /// An immutable copy of the values of `keys` taken in one read of the whole store (one

@@ -1,13 +1,17 @@
-/// Writes pretty-printed JSON text (two-space indentation, one element per line) into bytes.
+/// Writes JSON text into bytes: pretty-printed (two-space indentation, one element per line, a
+/// space after each colon), or on one line without any layout whitespace.
 ///
 /// The writer knows layout and string escaping only; what to write, and in which order, is the
 /// caller's business, so callers can write without recursion.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
     private var depth = 0
+    /// Whether to write without layout whitespace, on one line.
+    private let compact: Bool
 
-    init(capacity: Int = 0) {
+    init(capacity: Int = 0, compact: Bool = false) {
         bytes.reserveCapacity(capacity)
+        self.compact = compact
     }
 
     /// Writes `[` or `{`; the elements that follow are indented one level more.
@@ -29,11 +33,11 @@ struct JSONWriter {
         newline()
     }
 
-    /// Writes `"name": `.
+    /// Writes `"name": ` (`"name":` on one line).
     mutating func key(_ name: String) {
         string(name)
         bytes.append(UInt8(ascii: ":"))
-        bytes.append(UInt8(ascii: " "))
+        if !compact { bytes.append(UInt8(ascii: " ")) }
     }
 
     /// Writes text that is already valid JSON.
@@ -87,6 +91,7 @@ struct JSONWriter {
     }
 
     private mutating func newline() {
+        guard !compact else { return }
         bytes.append(UInt8(ascii: "\n"))
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }

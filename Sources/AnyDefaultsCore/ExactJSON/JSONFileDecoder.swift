@@ -1,4 +1,3 @@
-import AnyDefaultsCore
 import Foundation
 
 /// Reads the text of a JSON settings file back into the contents of a store, accepting exactly
@@ -8,12 +7,12 @@ import Foundation
 ///
 /// Every rejection is a ``JSONFileParseError`` with the line and column of the offending value.
 /// Works with an explicit stack, so a deeply nested file cannot exhaust the thread's stack.
-enum JSONFileDecoder {
+package enum JSONFileDecoder {
     /// The deepest JSON nesting read: every value level may be wrapped in `$dict`, plus the top
     /// level object and a scalar's tag.
     static let maximumJSONDepth = 2 * DefaultsValue.maximumNestingDepth + 2
 
-    static func decode(_ text: [UInt8]) throws(JSONFileParseError) -> [String: DefaultsValue] {
+    package static func decode(_ text: [UInt8]) throws(JSONFileParseError) -> [String: DefaultsValue] {
         let root = try JSONReader.parse(text, maximumDepth: maximumJSONDepth)
         guard case .object(let members) = root.value else {
             throw JSONFileParseError(
@@ -24,7 +23,7 @@ enum JSONFileDecoder {
         var result: [String: DefaultsValue] = [:]
         result.reserveCapacity(members.count)
         for member in members {
-            guard let key = try? DefaultsValidation.canonicalKey(member.key, backend: JSONFileProvider.backend) else {
+            guard let key = try? DefaultsValidation.canonicalKey(member.key, backend: ExactJSON.backend) else {
                 throw JSONFileParseError("a key must not be empty", at: member.keyOffset, in: text)
             }
             let value = try decoder.value(of: member.node)

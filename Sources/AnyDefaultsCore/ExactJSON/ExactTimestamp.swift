@@ -6,7 +6,7 @@
 /// fraction digits) that ``interval(from:)`` turns back into the very same bits, and gives up
 /// (the caller then writes the number) when no such text exists, for example for `-0.0`, for
 /// sub-nanosecond detail, or outside the years 0001 to 9999.
-enum ExactTimestamp {
+package enum ExactTimestamp {
     /// Seconds from 1970-01-01 to 2001-01-01, the reference date of `Date`.
     private static let referenceUnixSeconds: Int64 = 978_307_200
     /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in seconds since the reference date.
@@ -14,7 +14,7 @@ enum ExactTimestamp {
     private static let end = Double(253_402_300_800 - referenceUnixSeconds)
 
     /// The exact UTC text for `interval` seconds since the reference date, or `nil`.
-    static func string(for interval: Double) -> String? {
+    package static func string(for interval: Double) -> String? {
         guard interval.isFinite, interval >= earliest, interval < end else { return nil }
         let whole = interval.rounded(.down)
         let fraction = interval - whole  // exact: both lie in the same binade or below
@@ -40,7 +40,7 @@ enum ExactTimestamp {
 
     /// The seconds since the reference date that `text` names: `YYYY-MM-DDTHH:MM:SS`, an optional
     /// fraction of any length, and `Z` or an offset `±HH:MM`. `nil` if `text` is not such a date.
-    static func interval(from text: String) -> Double? {
+    package static func interval(from text: String) -> Double? {
         let bytes = Array(text.utf8)
         var index = 0
         func number(_ width: Int) -> Int64? {
@@ -87,7 +87,7 @@ enum ExactTimestamp {
     }
 
     /// `YYYYMMDDTHHMMSSZ` for a moment, to name files.
-    static func compactUTC(secondsSinceReferenceDate interval: Double) -> String {
+    package static func compactUTC(secondsSinceReferenceDate interval: Double) -> String {
         let clamped = interval.isFinite ? min(max(interval, earliest), end - 1) : 0
         let text = civilText(unixSeconds: Int64(clamped.rounded(.down)) + referenceUnixSeconds)
         return text.filter { $0 != "-" && $0 != ":" } + "Z"

@@ -1,5 +1,6 @@
 /// Why a JSON settings file could not be read, and where: the cause inside the
-/// ``AnyDefaultsCore/DefaultsError`` (code `corrupted`) that ``JSONFileProvider`` throws for a bad file.
+/// ``DefaultsError`` (code `corrupted`) that the JSON file backend throws for a bad file, and of the
+/// errors of ``ExactJSON``.
 ///
 /// ```swift
 /// catch let error as DefaultsError where error.code == .corrupted {
@@ -19,7 +20,7 @@ public struct JSONFileParseError: Error, Sendable, Hashable, CustomStringConvert
     /// The byte offset of the problem in the file, from 0.
     public var offset: Int
 
-    /// Creates an error; ``JSONFileProvider`` makes these, tests and tools may too.
+    /// Creates an error; the exact JSON codec makes these, tests and tools may too.
     public init(reason: String, line: Int, column: Int, offset: Int) {
         self.reason = reason
         self.line = line

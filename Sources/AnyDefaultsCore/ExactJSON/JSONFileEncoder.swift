@@ -1,4 +1,3 @@
-import AnyDefaultsCore
 import Foundation
 
 /// Turns the contents of a store into the text of a JSON settings file: keys sorted by their
@@ -6,9 +5,9 @@ import Foundation
 /// (``JSONFileTag``) elsewhere. The same contents always give the same bytes.
 ///
 /// Works with an explicit stack, so value depth costs heap, not thread stack.
-enum JSONFileEncoder {
-    static func encode(_ values: [String: DefaultsValue]) -> [UInt8] {
-        var writer = JSONWriter(capacity: 64 + values.count * 32)
+package enum JSONFileEncoder {
+    package static func encode(_ values: [String: DefaultsValue], compact: Bool = false) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64 + values.count * 32, compact: compact)
         guard !values.isEmpty else {
             writer.raw("{}")
             writer.finish()
@@ -21,10 +20,11 @@ enum JSONFileEncoder {
         return writer.bytes
     }
 
-    /// The text of one value, laid out as in a file: a scalar on one line, a container pretty-printed,
-    /// a value JSON cannot carry exactly in its tagged form (also at the top).
-    static func encode(value: DefaultsValue) -> [UInt8] {
-        var writer = JSONWriter()
+    /// The text of one value, laid out as in a file (a scalar on one line, a container
+    /// pretty-printed) or all on one line with `compact`; a value JSON cannot carry exactly in its
+    /// tagged form (also at the top).
+    static func encode(value: DefaultsValue, compact: Bool = false) -> [UInt8] {
+        var writer = JSONWriter(compact: compact)
         var stack: [Frame] = []
         write(value, into: &writer, stack: &stack)
         drain(&stack, into: &writer)
@@ -106,7 +106,8 @@ enum JSONFileEncoder {
 
     /// `{"$tag": …}` on one line.
     private static func writeTagged(_ tag: JSONFileTag, into writer: inout JSONWriter, body: (inout JSONWriter) -> Void) {
-        writer.raw("{\"" + tag.rawValue + "\": ")
+        writer.raw("{")
+        writer.key(tag.rawValue)
         body(&writer)
         writer.raw("}")
     }

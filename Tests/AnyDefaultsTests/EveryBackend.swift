@@ -1,0 +1,22 @@
+import AnyDefaults
+import Foundation
+import TestSupport
+
+/// The built-in stores by store string, plain and cached, for tests of one behaviour on each.
+enum EveryBackend {
+    static let stores = ["memory:", "json:{dir}/s.json", "userdefaults:{suite}", "sqlite:{dir}/s.sqlite", "lmdb:{dir}/env"]
+    static let variants = stores.flatMap { [$0 + "?cache=off", $0 + "?cache=on"] }
+    /// The stores whose instances, opened twice on one location, share the data.
+    static let shared = variants.filter { !$0.hasPrefix("memory:") }
+
+    /// Opens the store `template` names in a fresh directory (a unique suite for userdefaults:),
+    /// gives `body` a way to open it (again), and removes what the store left.
+    static func with(_ template: String, _ body: (_ open: () throws -> any DefaultsProvider) throws -> Void) throws {
+        try withTemporaryDirectory { directory in
+            let suite = "anydefaults-every-\(UUID().uuidString)"
+            defer { try? UserDefaultsProvider.removeSuite(named: suite) }
+            let text = template.replacingOccurrences(of: "{dir}", with: directory.path).replacingOccurrences(of: "{suite}", with: suite)
+            try body { try ProviderRegistry.standard.makeProvider(text) }
+        }
+    }
+}

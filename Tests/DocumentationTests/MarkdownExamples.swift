@@ -12,7 +12,8 @@ import Foundation
 ///   so far, with the imports it adds (its own, shown in it); the blocks after it continue the
 ///   example without the aside.
 /// - `<!-- compile: with` … `-->` just before a block holds code the block relies on but the page
-///   does not show (a provider type the reader writes, a path); it is compiled before the block.
+///   does not show (a provider type the reader writes, a path); it is compiled before the block,
+///   with the imports it needs (it stands for the reader's own code).
 /// - A block that is a package manifest (`// swift-tools-version`, or a fragment with `.package(`,
 ///   `.product(` or `.testTarget(`) is compiled against PackageDescription; a fragment inside the
 ///   array it belongs in.
@@ -44,14 +45,19 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
         if kind == .manifest { return Self.manifest(blocks[0].code).joined(separator: "\n") + "\n" }
         var imports: [String] = []
         var body: [String] = []
-        for block in blocks {
-            let code = block.code.map { line in
+        /// `lines` with their imports taken out (blanked) and added to `imports`.
+        func withoutImports(_ lines: [String]) -> [String] {
+            lines.map { line in
                 guard line.hasPrefix("import ") else { return line }
-                imports.append(line)
+                if !imports.contains(line) { imports.append(line) }
                 return ""
             }
-            body += ["#sourceLocation()"] + block.hidden
-            body += ["#sourceLocation(file: \"\(documentPath)\", line: \(block.line + 1))"] + code
+        }
+        for block in blocks {
+            // Hidden code stands for the reader's own code (in their own module): its imports
+            // are its own, not the page's.
+            if !block.hidden.isEmpty { body += ["#sourceLocation(file: \"\(documentPath) (hidden)\", line: 1)"] + withoutImports(block.hidden) }
+            body += ["#sourceLocation(file: \"\(documentPath)\", line: \(block.line + 1))"] + withoutImports(block.code)
         }
         return (imports + body).joined(separator: "\n") + "\n"
     }

@@ -34,7 +34,7 @@ enum SwiftCompiler {
     static func swiftc() throws -> URL {
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
             let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("swiftc")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.resolvingSymlinksInPath() }
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         throw Failure(description: "swiftc is not on the PATH")
     }
@@ -63,7 +63,8 @@ enum SwiftCompiler {
     /// (Backends/CSQLite, Backends/CLMDB) and those the build wrote for C targets of dependencies.
     static func moduleMaps(products: URL) throws -> [String] {
         var maps = ["Backends/CSQLite", "Backends/CLMDB"].map { root.appendingPathComponent($0).appendingPathComponent("module.modulemap").path }
-        for entry in try FileManager.default.contentsOfDirectory(atPath: products.path) where entry.hasSuffix(".build") {
+        // The host tools' copies (`-tool.build`) would define the same modules again.
+        for entry in try FileManager.default.contentsOfDirectory(atPath: products.path) where entry.hasSuffix(".build") && !entry.hasSuffix("-tool.build") {
             let map = products.appendingPathComponent(entry).appendingPathComponent("module.modulemap")
             if FileManager.default.fileExists(atPath: map.path) { maps.append(map.path) }
         }

@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]),
         .library(name: "AnyDefaultsSQLite", targets: ["AnyDefaultsSQLite"]),
         .library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]),
+        .library(name: "AnyDefaultsPostgreSQL", targets: ["AnyDefaultsPostgreSQL"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
         // For an app's test target: the `.defaultsStore` trait (Swift Testing), so that the conformance
@@ -38,6 +39,8 @@ let package = Package(
         // Only the macro plug-in and its tests use it. 603 is the release made with Swift 6.3,
         // the toolchain this package builds with: its parser knows all the syntax that compiler does.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Only the PostgreSQL backend uses it (and brings SwiftNIO with it).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Only AnyDefaultsCombine uses it, and only where Apple's Combine is missing.
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
@@ -48,7 +51,7 @@ let package = Package(
             name: "AnyDefaults",
             dependencies: [
                 "AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsJSONFile", "AnyDefaultsUserDefaults",
-                "AnyDefaultsSQLite", "AnyDefaultsLMDB",
+                "AnyDefaultsSQLite", "AnyDefaultsLMDB", "AnyDefaultsPostgreSQL",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -95,6 +98,11 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+        .target(
+            name: "AnyDefaultsPostgreSQL",
+            dependencies: ["AnyDefaultsCore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Backends/PostgreSQL"
+        ),
 
         // MARK: Test support: temporary directories, child processes
         .target(name: "TestSupport", dependencies: ["AnyDefaultsCore"], path: "Tests/TestSupport"),
@@ -139,6 +147,15 @@ let package = Package(
         ),
         .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        // Against a throwaway PostgreSQL cluster that the target starts (TestSupport's PostgreSQLCluster).
+        .testTarget(
+            name: "AnyDefaultsPostgreSQLTests",
+            dependencies: [
+                "AnyDefaults", "AnyDefaultsPostgreSQL", "AnyDefaultsTesting", "TestSupport",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "ExternalChangesTests", dependencies: ["AnyDefaults", "TestSupport"]),
         .testTarget(name: "AnyDefaultsMacrosTests", dependencies: ["AnyDefaultsMacros", "TestSupport"]),
         .testTarget(

@@ -80,4 +80,22 @@ public final class InMemoryProvider: DefaultsProvider {
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
         broadcaster.observe(handler)
     }
+
+    // Writes to memory never block, so the async variants run inline rather than on another thread.
+
+    public func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError) {
+        try setValue(value, forKey: key)
+    }
+
+    public func removeValueAsync(forKey key: String) async throws(DefaultsError) {
+        try removeValue(forKey: key)
+    }
+
+    public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
+        try apply(changes)
+    }
+
+    public func removeAllAsync() async throws(DefaultsError) {
+        try removeAll()
+    }
 }

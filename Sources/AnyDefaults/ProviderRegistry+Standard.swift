@@ -2,6 +2,7 @@ import AnyDefaultsCore
 import AnyDefaultsJSONFile
 import AnyDefaultsLMDB
 import AnyDefaultsMemory
+import AnyDefaultsPostgreSQL
 import AnyDefaultsSQLite
 import AnyDefaultsUserDefaults
 
@@ -80,6 +81,16 @@ extension ProviderRegistry {
                 maximumMapSize: configuration.byteCountOption("maxsize", default: defaults.maximumMapSize),
                 durability: configuration.option("durability", choices: ["synced": .synced, "nosync": .noSync], default: .synced))
             return try LMDBProvider(path: configuration.location, options: options)
+        }
+        // libpq's two spellings, so that a DATABASE_URL can be pasted as it is.
+        for scheme in ["postgres", "postgresql"] {
+            register(
+                scheme: scheme,
+                summary: scheme == "postgres" ? "a PostgreSQL database, shared live by many processes and machines" : "the same as postgres:",
+                location: .server("//USER@HOST[:PORT]/DATABASE or /SOCKET/DIR"), options: PostgreSQLProvider.storeOptions
+            ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+                try PostgreSQLProvider(options: PostgreSQLProvider.Options(configuration))
+            }
         }
     }
 }

@@ -52,7 +52,7 @@ struct BenchCommand: ParsableCommand {
     static func subjects(_ list: String?, in scratch: ScratchArea) throws(DefaultsError) -> [BenchReport.Subject] {
         guard let list else {
             var subjects: [BenchReport.Subject] = []
-            for entry in ProviderRegistry.standard.registered {
+            for entry in ProviderRegistry.standard.registered where !entry.needsServer {
                 let configuration = try scratch.place(StoreConfiguration(scheme: entry.scheme), name: "bench")
                 subjects.append(BenchReport.Subject(label: "\(entry.scheme):", configuration: configuration))
             }

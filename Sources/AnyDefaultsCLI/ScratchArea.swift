@@ -58,6 +58,9 @@ final class ScratchArea: Sendable {
         case .none: placed.location = ""
         case .path: placed.location = directory.appendingPathComponent("\(name).\(configuration.scheme)").path
         case .optional, .required: placed.location = uniqueName
+        case .server(let hint):
+            throw DefaultsError(
+                .invalidConfiguration, "\(configuration.scheme): needs a server; name one (\(hint)).", backend: "Configuration")
         }
         return try ProviderRegistry.standard.validate(placed)
     }

@@ -63,7 +63,8 @@ struct Tour {
         let options = entries.filter { !$0.options.isEmpty }.map { "\($0.scheme): \($0.options.map(\.name).joined(separator: ", "))" }
         say("\n  Options follow a '?': \((options + ["any store: cache=on|off"]).joined(separator: "; ")).")
         var stores: [(scheme: String, configuration: StoreConfiguration)] = []
-        for entry in entries {
+        // A store on a server (postgres:) needs one running: Docs/Backends.md shows it with several processes.
+        for entry in entries where !entry.needsServer {
             stores.append((entry.scheme, try scratch.place(StoreConfiguration(scheme: entry.scheme), name: "tour")))
         }
         let example = stores.first { $0.scheme == "json" }?.configuration.description ?? "memory:"
@@ -198,7 +199,7 @@ struct Tour {
     private static func form(_ entry: ProviderRegistry.Entry) -> String {
         switch entry.location {
         case .none: "\(entry.scheme):"
-        case .path(let hint), .required(let hint): "\(entry.scheme):\(hint)"
+        case .path(let hint), .required(let hint), .server(let hint): "\(entry.scheme):\(hint)"
         case .optional(let hint): "\(entry.scheme):[\(hint)]"
         }
     }

@@ -82,6 +82,9 @@ extension DefaultsError {
         public static let ioFailure = Code("ioFailure")
         /// The store was closed.
         public static let closed = Code("closed")
+        /// The store's server cannot be reached now (the connection is down and being restored);
+        /// nothing was written.
+        public static let unavailable = Code("unavailable")
         /// A configuration string, file or option is not valid.
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// A stored value does not have the type that was asked for.

@@ -55,6 +55,22 @@ public protocol DefaultsProvider: Sendable {
     /// Handlers run after the provider has released its locks, so a handler may read or write the
     /// provider. Events arrive in commit order; they may arrive on any thread.
     func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation
+
+    // Writes from async code: the same operations, suspending the calling task instead of
+    // blocking its thread while the backend works (see DefaultsProvider+Async.swift for the
+    // default implementations, which suit local backends).
+
+    /// Stores `value` under `key`, as ``setValue(_:forKey:)``, without blocking the calling thread.
+    func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError)
+
+    /// Removes `key`, as ``removeValue(forKey:)``, without blocking the calling thread.
+    func removeValueAsync(forKey key: String) async throws(DefaultsError)
+
+    /// Applies `changes` as one batch, as ``apply(_:)``, without blocking the calling thread.
+    func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError)
+
+    /// Removes every key, as ``removeAll()``, without blocking the calling thread.
+    func removeAllAsync() async throws(DefaultsError)
 }
 
 extension DefaultsProvider {

@@ -28,6 +28,10 @@ public final class ProviderRegistry: Sendable {
         case optional(String)
         /// A name that must be given.
         case required(String)
+        /// A server, `//USER@HOST:PORT/NAME` (see ``StoreConfiguration/authority``), or else a
+        /// local path (a Unix socket's directory, say), resolved like ``path(_:)``. The hint is
+        /// shown in help and errors.
+        case server(String)
     }
 
     /// A registered backend.
@@ -38,12 +42,18 @@ public final class ProviderRegistry: Sendable {
         public var options: [StoreOption]
         let factory: Factory
 
+        /// Whether the store is on a server (a ``Location/server(_:)`` location), so that no
+        /// scratch store of it can be made without one.
+        public var needsServer: Bool {
+            if case .server = location { true } else { false }
+        }
+
         /// How the scheme is written, for help and error messages: `sqlite:PATH[?durability=normal|full]`.
         public var usage: String {
             var text = "\(scheme):"
             switch location {
             case .none: break
-            case .path(let hint), .required(let hint): text += hint
+            case .path(let hint), .required(let hint), .server(let hint): text += hint
             case .optional(let hint): text += "[\(hint)]"
             }
             let names = (options.map(\.description) + ["cache=on|off"]).joined(separator: "&")
@@ -100,6 +110,12 @@ public final class ProviderRegistry: Sendable {
         if configuration.location.utf8.contains(0) {
             throw StoreConfiguration.error("\(entry.scheme): the location holds a NUL character, which no path or name can hold.")
         }
+        if configuration.authority != nil {
+            guard case .server = entry.location else {
+                throw StoreConfiguration.error(
+                    "\(entry.scheme)://… names a host; \(entry.scheme): stores are local. Write \(entry.scheme):/absolute/path or \(entry.scheme):relative/path.")
+            }
+        }
         switch entry.location {
         case .none where !configuration.location.isEmpty:
             throw StoreConfiguration.error("\(entry.scheme): takes no location, but \"\(configuration.location)\" was given. Write \(entry.usage).")
@@ -108,6 +124,11 @@ public final class ProviderRegistry: Sendable {
                 throw StoreConfiguration.error("\(entry.scheme): needs a \(hint). Write \(entry.usage).")
             }
             if case .path = entry.location { configuration.location = configuration.resolvedPath }
+        case .server(let hint) where configuration.authority == nil:
+            if configuration.location.isEmpty {
+                throw StoreConfiguration.error("\(entry.scheme): needs a server (\(hint)). Write \(entry.usage).")
+            }
+            configuration.location = configuration.resolvedPath
         default:
             break
         }

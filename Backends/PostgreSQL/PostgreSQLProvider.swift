@@ -109,6 +109,12 @@ public final class PostgreSQLProvider: DefaultsProvider {
 
     public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess, .externalChanges] }
 
+    /// The server, database and namespace (whoever connects): two providers naming the same reach
+    /// the same keys. Another name for the same server (an address for a host name) is not known.
+    public var storeIdentity: DefaultsStoreIdentity? {
+        .named(String(options.serverDescription.drop { $0 != "@" }.dropFirst()) + "#" + options.namespace, backend: "PostgreSQL")
+    }
+
     // MARK: Reads, from the replica
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
@@ -180,9 +186,9 @@ public final class PostgreSQLProvider: DefaultsProvider {
         return changes.enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
     }
 
-    private func wait(_ future: EventLoopFuture<Void>, _ action: String) throws(DefaultsError) {
+    private func wait(_ future: @autoclosure () -> EventLoopFuture<Void>, _ action: String) throws(DefaultsError) {
         // Each statement has its own limit; this bounds the catch-up a write may wait for too.
-        try PostgreSQLWait.result(of: future, within: options.timeout * 3 + .seconds(1), action: action)
+        try PostgreSQLWait.result(of: future(), within: options.timeout * 3 + .seconds(1), action: action)
         namespace.deliverPending()
     }
 

@@ -12,13 +12,15 @@ import Synchronization
 /// use the async writes (`applyAsync`, `Defaults.async`), which suspend instead.
 enum PostgreSQLWait {
     static func result<Value: Sendable>(
-        of future: EventLoopFuture<Value>, within bound: Duration, action: String
+        of start: @autoclosure () -> EventLoopFuture<Value>, within bound: Duration, action: String
     ) throws(DefaultsError) -> Value {
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
             throw .postgres(
                 .unsupported,
                 "\(action) cannot wait for the server on a SwiftNIO event loop thread; use the async API (applyAsync, setValueAsync, Defaults.async, PostgreSQLProvider.open) there.")
         }
+        // Started only once refused or not: a refused write must send nothing to the server.
+        let future = start()
         let outcome = Mutex<Result<Value, any Error>?>(nil)
         let semaphore = DispatchSemaphore(value: 0)
         future.whenComplete { result in

@@ -31,7 +31,8 @@ extension ProviderRegistry {
                 StoreOption("recovery", values: "fail|moveaside", summary: "a bad file: throw (default), or keep it aside and start empty"),
                 StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
                 StoreOption("watch", values: "on|off", summary: "report changes made by other processes (default on)"),
-            ]
+            ],
+            identity: { JSONFileProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             let options = try JSONFileProvider.Options(
                 corruptionPolicy: configuration.option("recovery", choices: ["fail": .fail, "moveaside": .moveAside], default: .fail),
@@ -45,7 +46,8 @@ extension ProviderRegistry {
             options: [
                 StoreOption("recover", values: "on|off", summary: "move a damaged suite file aside and start empty (default off)"),
                 StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
-            ]
+            ],
+            identity: { UserDefaultsProvider.storeIdentity(forSuite: $0.location.isEmpty ? nil : $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             try UserDefaultsProvider(
                 suiteName: configuration.location.isEmpty ? nil : configuration.location,
@@ -59,7 +61,8 @@ extension ProviderRegistry {
             options: [
                 StoreOption("durability", values: "normal|full", summary: "synchronous NORMAL (default: survives a crash) or FULL (also a power loss)"),
                 StoreOption("busytimeout", values: "seconds", summary: "how long a write waits for another process (default 5)"),
-            ]
+            ],
+            identity: { SQLiteProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             try SQLiteProvider(
                 path: configuration.location,
@@ -73,7 +76,8 @@ extension ProviderRegistry {
                 StoreOption("mapsize", values: "size", summary: "initial map size, e.g. 64MiB (default 4MiB); grows by itself"),
                 StoreOption("maxsize", values: "size", summary: "the most the map may grow to, e.g. 8GiB (default 1GiB)"),
                 StoreOption("durability", values: "synced|nosync", summary: "sync each commit (default), or survive only an application crash"),
-            ]
+            ],
+            identity: { LMDBProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             let defaults = LMDBProvider.Options()
             let options = try LMDBProvider.Options(

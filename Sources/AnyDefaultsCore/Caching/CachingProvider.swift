@@ -128,6 +128,17 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         try upstream.removeAll()
     }
 
+    /// The upstream's compare-and-remove (atomic where the upstream's is). The cache cannot know
+    /// which keys it will remove, so it forgets everything, as for ``removeAll()``.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        guard !expected.isEmpty else { return [] }
+        core.state.withLock { $0.beginRemoveAll() }
+        defer { core.state.withLock { $0.finishRemoveAll() } }
+        return try upstream.removeValues(ifUnchanged: expected)
+    }
+
+    public var storeIdentity: DefaultsStoreIdentity? { upstream.storeIdentity }
+
     // MARK: Writes from async code: the same bookkeeping around the upstream's async writes
 
     public func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError) {

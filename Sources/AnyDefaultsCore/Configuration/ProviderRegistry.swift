@@ -17,6 +17,8 @@ import Synchronization
 public final class ProviderRegistry: Sendable {
     /// Opens a provider for a configuration whose scheme, location and option names were checked.
     public typealias Factory = @Sendable (StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider
+    /// The storage a checked configuration names, without opening it (see ``DefaultsStoreIdentity``).
+    public typealias Identity = @Sendable (StoreConfiguration) -> DefaultsStoreIdentity?
 
     /// What a scheme's location is.
     public enum Location: Sendable, Hashable {
@@ -41,6 +43,7 @@ public final class ProviderRegistry: Sendable {
         public var location: Location
         public var options: [StoreOption]
         let factory: Factory
+        let identity: Identity?
 
         /// Whether the store is on a server (a ``Location/server(_:)`` location), so that no
         /// scratch store of it can be made without one.
@@ -68,11 +71,16 @@ public final class ProviderRegistry: Sendable {
     /// Creates an empty registry.
     public init() {}
 
-    /// Registers (or replaces) the backend for `scheme`.
+    /// Registers (or replaces) the backend for `scheme`. `identity`, if given, names the storage
+    /// a configuration reaches without opening it (``storeIdentity(of:)``), so that two
+    /// configurations on one store are recognized before either is opened.
     public func register(
-        scheme: String, summary: String, location: Location, options: [StoreOption] = [], factory: @escaping Factory
+        scheme: String, summary: String, location: Location, options: [StoreOption] = [],
+        identity: Identity? = nil, factory: @escaping Factory
     ) {
-        let entry = Entry(scheme: scheme.lowercased(), summary: summary, location: location, options: options, factory: factory)
+        let entry = Entry(
+            scheme: scheme.lowercased(), summary: summary, location: location, options: options, factory: factory,
+            identity: identity)
         entries.withLock { $0[entry.scheme] = entry }
     }
 
@@ -138,6 +146,20 @@ public final class ProviderRegistry: Sendable {
             throw StoreConfiguration.error("\(entry.scheme): has no option \"\(unknown)\". Accepted: \(list).")
         }
         return configuration
+    }
+
+    /// The storage `configuration` reaches, without opening it: `nil` when its backend registered
+    /// no identity (``register(scheme:summary:location:options:identity:factory:)``) or keeps
+    /// nothing that another store could reach (`memory:`).
+    ///
+    /// ```swift
+    /// let a = try registry.storeIdentity(of: StoreConfiguration(parsing: "sqlite:/data/prefs.sqlite"))
+    /// let b = try registry.storeIdentity(of: StoreConfiguration(parsing: "sqlite:/srv/link-to-prefs.sqlite"))
+    /// a!.overlaps(b!)   // true
+    /// ```
+    public func storeIdentity(of configuration: StoreConfiguration) throws(DefaultsError) -> DefaultsStoreIdentity? {
+        let checked = try validate(configuration)
+        return try entry(for: checked.scheme).identity?(checked)
     }
 
     private func entry(for scheme: String) throws(DefaultsError) -> Entry {

@@ -14,7 +14,7 @@ struct KeysCommand: ParsableCommand {
     @Option(help: "Only keys that start with this prefix.") var prefix: String?
 
     func run() throws {
-        let keys = try reportingErrors { try store.open().keys() }
+        let keys = try reportingErrors { try store.openExisting().provider.keys() }
         let listed = keys.filter { prefix.map($0.hasPrefix) ?? true }.sorted()
         try Console.write(listed.map { Console.listed($0) + "\n" }.joined())
     }

@@ -17,11 +17,69 @@ struct StoreOptions: ParsableArguments {
     /// `--store`, else `ANYDEFAULTS_STORE` (else the file `ANYDEFAULTS_CONFIG` names), else the
     /// SQLite store in the user's data directory; checked against its backend, with a path
     /// location made absolute.
+    /// A configuration error names where the configuration came from (`ANYDEFAULTS_STORE`, the
+    /// configuration file), so that a user who did not type `--store` knows what to fix.
     func configuration() throws(DefaultsError) -> StoreConfiguration {
-        let configuration =
-            try StoreConfiguration.resolve(explicit: store)
-            ?? StoreConfiguration(scheme: "sqlite", location: Self.defaultStorePath)
-        return try ProviderRegistry.standard.validate(configuration)
+        do {
+            let configuration =
+                try StoreConfiguration.resolve(explicit: store)
+                ?? StoreConfiguration(scheme: "sqlite", location: Self.defaultStorePath)
+            return try ProviderRegistry.standard.validate(configuration)
+        } catch {
+            throw source.attributing(error)
+        }
+    }
+
+    /// Where the store comes from, as ``StoreConfiguration/resolve(explicit:file:environment:)``
+    /// picks it.
+    var source: StoreSource {
+        if store != nil { return .option }
+        let environment = ProcessInfo.processInfo.environment
+        if let text = environment[StoreConfiguration.storeVariable], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            return .environment
+        }
+        if let path = environment[StoreConfiguration.fileVariable], !path.isEmpty { return .file(path) }
+        return .defaultStore
+    }
+
+    /// Opens the store for a command that only reads it (`read`, `read-type`, `keys`, `export`,
+    /// `watch`; `cached` for `watch`, which observes),
+    /// which must never create it: a store whose data file does not exist is a
+    /// ``CommandFailure`` "no such store" (66), and nothing is created, not even the default
+    /// store's directory. A store kept elsewhere than in a file (`memory:`, a server) is opened.
+    /// Checked before opening, so a store removed in between is created again by the open: a
+    /// backend opens its file with create rights, as every writer must.
+    func openExisting(cached: Bool = false) throws -> (configuration: StoreConfiguration, provider: any DefaultsProvider) {
+        let configuration = try configuration()
+        if let dataFile = try ProviderRegistry.standard.storeIdentity(of: configuration)?.files.first,
+            !FileManager.default.fileExists(atPath: dataFile)
+        {
+            try probe(configuration)
+            throw CommandFailure(ExitStatus.noInput, "no such store: \(configuration)\(source.naming)")
+        }
+        let provider: any DefaultsProvider
+        do {
+            provider = try cached ? Self.open(configuration) : Self.openForCommand(configuration)
+        } catch {
+            throw source.attributing(error)
+        }
+        return (configuration, provider)
+    }
+
+    /// Reports a bad option value or suite name of a store that does not exist, as opening it
+    /// would: the backend checks them when it opens, so `configuration` is opened on scratch
+    /// storage (never the user's), removed at once.
+    private func probe(_ configuration: StoreConfiguration) throws {
+        let scratch = try ScratchArea(purpose: "probe")
+        defer { scratch.remove() }
+        do {
+            if configuration.scheme == "userdefaults", !configuration.location.isEmpty {
+                _ = try UserDefaultsProvider.propertyListURL(forSuite: configuration.location)
+            }
+            _ = try Self.openForCommand(scratch.place(configuration, name: "probe"))
+        } catch {
+            throw source.attributing(error)
+        }
     }
 
     /// `$XDG_DATA_HOME/anydefaults/defaults.sqlite`, or under `~/.local/share` when it is unset
@@ -34,7 +92,17 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store for one command, without a cache (see ``openForCommand(_:)``).
     func open() throws(DefaultsError) -> any DefaultsProvider {
-        try Self.openForCommand(configuration())
+        try openForCommand(configuration())
+    }
+
+    /// Opens `configuration` (this option's store) as ``openForCommand(_:)-swift.type.method``
+    /// does, a configuration error naming its source (an option value the backend refuses).
+    func openForCommand(_ configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider {
+        do {
+            return try Self.openForCommand(configuration)
+        } catch {
+            throw source.attributing(error)
+        }
     }
 
     /// Opens a store for a command that reads or writes a few keys and exits: without the cache
@@ -70,5 +138,43 @@ extension StoreConfiguration {
             location.hasPrefix("/") ? URL(fileURLWithPath: location).resolvingSymlinksInPath().path : location
         }
         return canonical(location) == canonical(other.location)
+    }
+}
+
+/// Where a command's store configuration came from.
+enum StoreSource: Equatable {
+    /// `--store`.
+    case option
+    /// `ANYDEFAULTS_STORE`.
+    case environment
+    /// The JSON file at this path, named by `ANYDEFAULTS_CONFIG`.
+    case file(String)
+    /// None of them: the SQLite store in the user's data directory.
+    case defaultStore
+
+    /// How a message names the source after the store: ` (named by ANYDEFAULTS_STORE)`.
+    var naming: String {
+        switch self {
+        case .option: ""
+        case .environment: " (named by \(StoreConfiguration.storeVariable))"
+        case .file(let path): " (named by the configuration file \(path), from \(StoreConfiguration.fileVariable))"
+        case .defaultStore: " (the default store; `anydefaults write` creates it)"
+        }
+    }
+
+    /// `error` with its source named when the source caused it (a configuration error).
+    func attributing(_ error: DefaultsError) -> DefaultsError {
+        guard error.code == .invalidConfiguration else { return error }
+        var error = error
+        switch self {
+        case .environment where !error.message.hasPrefix("In \(StoreConfiguration.storeVariable)"):
+            error.message = "In \(StoreConfiguration.storeVariable): " + error.message
+        case .file(let path):
+            error.message = "In the configuration file \(path) (\(StoreConfiguration.fileVariable)): " + error.message
+            if error.path == path { error.path = nil }
+        default:
+            break
+        }
+        return error
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// The Swift examples of a Markdown document, read mechanically so that no block escapes the
 /// compiler.
 ///
-/// Rules (Docs/Architecture.md, "Documentation examples"):
+/// Rules, for whoever writes a page:
 /// - Every ` ```swift ` block is compiled.
 /// - A block that shows `import` lines starts a new example; a block without imports continues the
 ///   example before it. An example is compiled as one file with exactly the imports its first

@@ -42,21 +42,10 @@ struct StoreOptions: ParsableArguments {
         return .defaultStore
     }
 
-    /// Opens the store for a command that only reads it (`read`, `read-type`, `keys`, `export`,
-    /// `watch`; `cached` for `watch`, which observes),
-    /// which must never create it: a store whose data file does not exist is a
-    /// ``CommandFailure`` "no such store" (66), and nothing is created, not even the default
-    /// store's directory. A store kept elsewhere than in a file (`memory:`, a server) is opened.
-    /// Checked before opening, so a store removed in between is created again by the open: a
-    /// backend opens its file with create rights, as every writer must.
+    /// Opens the store for a reading command (`read`, `read-type`, `keys`, `export`, `watch`;
+    /// `cached` for `watch`, which observes), a configuration error naming its source.
     func openExisting(cached: Bool = false) throws -> (configuration: StoreConfiguration, provider: any DefaultsProvider) {
         let configuration = try configuration()
-        if let dataFile = try ProviderRegistry.standard.storeIdentity(of: configuration)?.files.first,
-            !FileManager.default.fileExists(atPath: dataFile)
-        {
-            try probe(configuration)
-            throw CommandFailure(ExitStatus.noInput, "no such store: \(configuration)\(source.naming)")
-        }
         let provider: any DefaultsProvider
         do {
             provider = try cached ? Self.open(configuration) : Self.openForCommand(configuration)
@@ -64,22 +53,6 @@ struct StoreOptions: ParsableArguments {
             throw source.attributing(error)
         }
         return (configuration, provider)
-    }
-
-    /// Reports a bad option value or suite name of a store that does not exist, as opening it
-    /// would: the backend checks them when it opens, so `configuration` is opened on scratch
-    /// storage (never the user's), removed at once.
-    private func probe(_ configuration: StoreConfiguration) throws {
-        let scratch = try ScratchArea(purpose: "probe")
-        defer { scratch.remove() }
-        do {
-            if configuration.scheme == "userdefaults", !configuration.location.isEmpty {
-                _ = try UserDefaultsProvider.propertyListURL(forSuite: configuration.location)
-            }
-            _ = try Self.openForCommand(scratch.place(configuration, name: "probe"))
-        } catch {
-            throw source.attributing(error)
-        }
     }
 
     /// `$XDG_DATA_HOME/anydefaults/defaults.sqlite`, or under `~/.local/share` when it is unset
@@ -158,7 +131,7 @@ enum StoreSource: Equatable {
         case .option: ""
         case .environment: " (named by \(StoreConfiguration.storeVariable))"
         case .file(let path): " (named by the configuration file \(path), from \(StoreConfiguration.fileVariable))"
-        case .defaultStore: " (the default store; `anydefaults write` creates it)"
+        case .defaultStore: " (the default store)"
         }
     }
 

@@ -22,6 +22,9 @@ let package = Package(
         .library(name: "AnyDefaultsPostgreSQL", targets: ["AnyDefaultsPostgreSQL"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
+        // For an app's test target: the `.defaultsStore` trait (Swift Testing), so that the conformance
+        // suite above and the tool that uses it never link Swift Testing.
+        .library(name: "AnyDefaultsTestTraits", targets: ["AnyDefaultsTestTraits"]),
         // Macros: only this product builds swift-syntax and the compiler plug-in.
         .library(name: "AnyDefaultsMacros", targets: ["AnyDefaultsMacros"]),
         .library(name: "AnyDefaultsCombine", targets: ["AnyDefaultsCombine"]),
@@ -54,6 +57,7 @@ let package = Package(
             ]
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
+        .target(name: "AnyDefaultsTestTraits", dependencies: ["AnyDefaults"]),
         // The macros (the plug-in runs in the compiler) and what their expansions call.
         .target(name: "AnyDefaultsMacros", dependencies: ["AnyDefaults", "AnyDefaultsMacrosPlugin"]),
         // The plug-in is its entry point and names: the macros live in a plain target, which the
@@ -174,6 +178,19 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AnyDefaultsCombineTests", dependencies: ["AnyDefaultsCombine", "TestSupport"]),
+        // Every Swift block of README.md and Docs/*.md, type-checked against the built modules.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "AnyDefaults", "AnyDefaultsMacros", "AnyDefaultsCombine", "AnyDefaultsTesting", "AnyDefaultsTestTraits", "TestSupport",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        // Test isolation of `Defaults.standard` for everything that uses it, macros and Combine included.
+        .testTarget(
+            name: "AnyDefaultsTestTraitsTests",
+            dependencies: ["AnyDefaultsTestTraits", "AnyDefaultsMacros", "AnyDefaultsCombine", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,11 +22,17 @@ extension Defaults {
     /// If the configuration is invalid, the error is logged and an in-memory store is used, so
     /// that nothing crashes; call ``makeStandard(environment:registry:)`` at startup to get the
     /// error instead.
+    ///
+    /// Inside ``withStandard(_:_:)`` (and in tests with the `.defaultsStore` trait of
+    /// `AnyDefaultsTestTraits`) it is that scope's store, for the task and the tasks it starts:
+    /// tests that run in parallel each get their own, and setting it there changes only the
+    /// scope's store.
     public static var standard: Defaults {
         get {
+            if let scoped = scopedStandard { return scoped.store.withLock { $0 } }
             // Opened under the lock, so that racing first uses open one store. (A provider factory
             // that reads `Defaults.standard` would wait for itself: factories must not.)
-            standardSlot.withLock { slot in
+            return standardSlot.withLock { slot in
                 if let store = slot { return store }
                 let store = openStandard()
                 slot = store
@@ -34,6 +40,7 @@ extension Defaults {
             }
         }
         set {
+            if let scoped = scopedStandard { return scoped.store.withLock { $0 = newValue } }
             standardSlot.withLock { $0 = newValue }
         }
     }
@@ -42,11 +49,12 @@ extension Defaults {
     /// development mode for tests and previews, where nothing must be persisted.
     ///
     /// ```swift
-    /// @Test func onboardingShowsOnce() {
-    ///     Defaults.useInMemoryStandard()
-    ///     ...
-    /// }
+    /// Defaults.useInMemoryStandard(["onboarded": true])    // a preview, a debug launch
     /// ```
+    ///
+    /// Tests that run in parallel share the process-wide store: give each its own with the
+    /// `.defaultsStore(.inMemory)` trait or ``withStandard(_:_:)`` (inside either, this replaces
+    /// the scope's store only).
     ///
     /// The same from the environment: `ANYDEFAULTS_STORE=memory:`. SwiftUI previews
     /// (`XCODE_RUNNING_FOR_PREVIEWS=1`) use an in-memory store unless a store is configured.

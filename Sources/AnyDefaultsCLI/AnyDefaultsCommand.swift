@@ -18,7 +18,7 @@ struct AnyDefaultsCommand: AsyncParsableCommand {
             \(ExitStatus.summary)
             """,
         subcommands: [
-            ReadCommand.self, WriteCommand.self, DeleteCommand.self, KeysCommand.self,
+            ReadCommand.self, ReadTypeCommand.self, WriteCommand.self, DeleteCommand.self, KeysCommand.self,
             ExportCommand.self, ImportCommand.self, MigrateCommand.self, WatchCommand.self,
             BenchCommand.self, VerifyCommand.self, TourCommand.self,
         ]

@@ -20,8 +20,9 @@ enum ExitStatus {
     static let summary = """
         Exit status: 0 success; 1 key not found (read) or a failed check (verify); 64 usage or \
         configuration error; 65 bad input data (a value, an import file); 66 an input file is \
-        missing or unreadable; 70 internal error; 73 the output file cannot be written; 74 store \
-        I/O failure or damaged store; 75 store busy (another process holds it); 77 permission denied; \
+        missing or unreadable; 70 internal \
+        error; 73 the output file cannot be written; 74 store I/O failure or damaged store; 75 \
+        store busy (another process holds it); 77 permission denied; \
         128+N ended by signal N (bench, verify and tour remove their scratch storage first).
         """
 

@@ -19,7 +19,7 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Option(help: "The format: json or plist.") var format: ExportFormat = .json
-    @Option(help: "The file to write (default: standard output).") var output: String?
+    @Option(help: "The file to write (default: standard output); a leading ~ is the home directory.") var output: String?
 
     func validate() throws {
         if format == .plist, output == nil, Console.standardOutputIsTerminal {
@@ -29,7 +29,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let provider = try store.open()
+            let provider = try store.openExisting().provider
             let data = format.encode(try provider.allValues())
             guard let output else {
                 try Console.write(data)

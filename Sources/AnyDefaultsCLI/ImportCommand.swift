@@ -17,7 +17,7 @@ struct ImportCommand: ParsableCommand {
             """)
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: "The file to import, or - for standard input.") var file: String
+    @Argument(help: "The file to import (a leading ~ is the home directory), or - for standard input.") var file: String
     @Option(help: "The file's format: json or plist (default: detected).") var format: ExportFormat?
     @Flag(help: "Remove the store's keys that the file does not hold, in the same batch.") var replace = false
 
@@ -36,7 +36,7 @@ struct ImportCommand: ParsableCommand {
                 throw CommandFailure(ExitStatus.dataError, "\(file) is not a valid \(format.rawValue) export: \(error.message)\(error.key.map { " (key: \($0.debugDescription))" } ?? "")")
             }
             let configuration = try store.configuration()
-            let provider = try StoreOptions.openForCommand(configuration)
+            let provider = try store.openForCommand(configuration)
             var changes: [DefaultsChange] = []
             if replace {
                 progress.show("listing the keys of \(configuration)")

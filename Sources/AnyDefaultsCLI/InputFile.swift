@@ -18,6 +18,7 @@ import Darwin
 enum InputFile {
     static func read(_ path: String) throws(CommandFailure) -> Data {
         if path == "-" { return try readAll(STDIN_FILENO, name: "standard input") }
+        let path = HomePath.expanded(path)
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(path, errno) }
         var info = stat()

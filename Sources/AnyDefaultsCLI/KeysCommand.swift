@@ -15,7 +15,7 @@ struct KeysCommand: ParsableCommand {
 
     func run() throws {
         // A prefix query of the store's index: sorted by UTF-8 bytes, and only the keys under it read.
-        let listed = try reportingErrors { try store.open().keys(withPrefix: prefix ?? "") }
+        let listed = try reportingErrors { try store.openExisting().provider.keys(withPrefix: prefix ?? "") }
         try Console.write(listed.map { Console.listed($0) + "\n" }.joined())
     }
 }

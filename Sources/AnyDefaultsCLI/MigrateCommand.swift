@@ -39,7 +39,7 @@ struct MigrateCommand: ParsableCommand {
             {
                 throw sameStore()
             }
-            let sourceProvider = try StoreOptions.openForCommand(source)
+            let sourceProvider = try store.openForCommand(source)
             let destinationProvider = try StoreOptions.openForCommand(destination)
             if let one = sourceProvider.storeIdentity, let other = destinationProvider.storeIdentity, one.overlaps(other) {
                 throw sameStore()

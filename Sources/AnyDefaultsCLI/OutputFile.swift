@@ -26,6 +26,7 @@ enum OutputFile {
     /// Writes `data` to `path`, refusing a file that belongs to `store` (the store being
     /// exported): its data file, or a lock or journal beside it.
     static func write(_ data: Data, to path: String, store: DefaultsStoreIdentity?) throws(CommandFailure) {
+        let path = HomePath.expanded(path)
         guard !path.isEmpty else { throw CommandFailure(ExitStatus.usage, "the output path is empty") }
         if Self.isDescriptorPath(path) { return try writeInPlace(data, to: path) }
         /// Runs a file operation, turning its failure into the command's.

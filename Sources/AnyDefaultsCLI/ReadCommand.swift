@@ -23,21 +23,26 @@ struct ReadCommand: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try reportingErrors { try store.configuration() }
-        let provider = try reportingErrors { try StoreOptions.openForCommand(configuration) }
+        let (configuration, provider) = try reportingErrors { try store.openExisting() }
         guard let key else {
             let values = try reportingErrors { try provider.allValues() }
             try Console.write(ExactJSON.data(from: values))
             return
         }
-        guard let value = try reportingErrors({ try provider.value(forKey: key) }) else {
-            Console.error("no value for the key \(key.debugDescription) in \(configuration)")
-            throw ExitCode(ExitStatus.negative)
-        }
+        let value = try Self.value(forKey: key, in: provider, configuration)
         if raw, case .string(let text) = value {
             try Console.write(text + "\n")
         } else {
             try Console.write(ExactJSON.string(from: value) + "\n")
         }
+    }
+
+    /// The value of `key`; an absent key says so on standard error and exits with status 1.
+    static func value(forKey key: String, in provider: any DefaultsProvider, _ configuration: StoreConfiguration) throws -> DefaultsValue {
+        guard let value = try reportingErrors({ try provider.value(forKey: key) }) else {
+            Console.error("no value for the key \(key.debugDescription) in \(configuration)")
+            throw ExitCode(ExitStatus.negative)
+        }
+        return value
     }
 }

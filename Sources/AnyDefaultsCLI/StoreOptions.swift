@@ -17,11 +17,42 @@ struct StoreOptions: ParsableArguments {
     /// `--store`, else `ANYDEFAULTS_STORE` (else the file `ANYDEFAULTS_CONFIG` names), else the
     /// SQLite store in the user's data directory; checked against its backend, with a path
     /// location made absolute.
+    /// A configuration error names where the configuration came from (`ANYDEFAULTS_STORE`, the
+    /// configuration file), so that a user who did not type `--store` knows what to fix.
     func configuration() throws(DefaultsError) -> StoreConfiguration {
-        let configuration =
-            try StoreConfiguration.resolve(explicit: store)
-            ?? StoreConfiguration(scheme: "sqlite", location: Self.defaultStorePath)
-        return try ProviderRegistry.standard.validate(configuration)
+        do {
+            let configuration =
+                try StoreConfiguration.resolve(explicit: store)
+                ?? StoreConfiguration(scheme: "sqlite", location: Self.defaultStorePath)
+            return try ProviderRegistry.standard.validate(configuration)
+        } catch {
+            throw source.attributing(error)
+        }
+    }
+
+    /// Where the store comes from, as ``StoreConfiguration/resolve(explicit:file:environment:)``
+    /// picks it.
+    var source: StoreSource {
+        if store != nil { return .option }
+        let environment = ProcessInfo.processInfo.environment
+        if let text = environment[StoreConfiguration.storeVariable], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            return .environment
+        }
+        if let path = environment[StoreConfiguration.fileVariable], !path.isEmpty { return .file(path) }
+        return .defaultStore
+    }
+
+    /// Opens the store for a reading command (`read`, `read-type`, `keys`, `export`, `watch`;
+    /// `cached` for `watch`, which observes), a configuration error naming its source.
+    func openExisting(cached: Bool = false) throws -> (configuration: StoreConfiguration, provider: any DefaultsProvider) {
+        let configuration = try configuration()
+        let provider: any DefaultsProvider
+        do {
+            provider = try cached ? Self.open(configuration) : Self.openForCommand(configuration)
+        } catch {
+            throw source.attributing(error)
+        }
+        return (configuration, provider)
     }
 
     /// `$XDG_DATA_HOME/anydefaults/defaults.sqlite`, or under `~/.local/share` when it is unset
@@ -34,7 +65,17 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store for one command, without a cache (see ``openForCommand(_:)``).
     func open() throws(DefaultsError) -> any DefaultsProvider {
-        try Self.openForCommand(configuration())
+        try openForCommand(configuration())
+    }
+
+    /// Opens `configuration` (this option's store) as ``openForCommand(_:)-swift.type.method``
+    /// does, a configuration error naming its source (an option value the backend refuses).
+    func openForCommand(_ configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider {
+        do {
+            return try Self.openForCommand(configuration)
+        } catch {
+            throw source.attributing(error)
+        }
     }
 
     /// Opens a store for a command that reads or writes a few keys and exits: without the cache
@@ -70,5 +111,43 @@ extension StoreConfiguration {
             location.hasPrefix("/") ? URL(fileURLWithPath: location).resolvingSymlinksInPath().path : location
         }
         return canonical(location) == canonical(other.location)
+    }
+}
+
+/// Where a command's store configuration came from.
+enum StoreSource: Equatable {
+    /// `--store`.
+    case option
+    /// `ANYDEFAULTS_STORE`.
+    case environment
+    /// The JSON file at this path, named by `ANYDEFAULTS_CONFIG`.
+    case file(String)
+    /// None of them: the SQLite store in the user's data directory.
+    case defaultStore
+
+    /// How a message names the source after the store: ` (named by ANYDEFAULTS_STORE)`.
+    var naming: String {
+        switch self {
+        case .option: ""
+        case .environment: " (named by \(StoreConfiguration.storeVariable))"
+        case .file(let path): " (named by the configuration file \(path), from \(StoreConfiguration.fileVariable))"
+        case .defaultStore: " (the default store)"
+        }
+    }
+
+    /// `error` with its source named when the source caused it (a configuration error).
+    func attributing(_ error: DefaultsError) -> DefaultsError {
+        guard error.code == .invalidConfiguration else { return error }
+        var error = error
+        switch self {
+        case .environment where !error.message.hasPrefix("In \(StoreConfiguration.storeVariable)"):
+            error.message = "In \(StoreConfiguration.storeVariable): " + error.message
+        case .file(let path):
+            error.message = "In the configuration file \(path) (\(StoreConfiguration.fileVariable)): " + error.message
+            if error.path == path { error.path = nil }
+        default:
+            break
+        }
+        return error
     }
 }

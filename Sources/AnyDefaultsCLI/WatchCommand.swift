@@ -26,8 +26,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try reportingErrors { try store.configuration() }
-        let provider = try reportingErrors { try StoreOptions.open(configuration) }
+        let (configuration, provider) = try reportingErrors { try store.openExisting(cached: true) }
         // Every printed line is already written: Ctrl-C is a normal way to stop.
         Interrupts.exit(on: SIGINT, with: 0)
         let capabilities = provider.capabilities

@@ -1,5 +1,6 @@
 import AnyDefaults
 import ArgumentParser
+import Foundation
 
 struct WriteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +15,12 @@ struct WriteCommand: ParsableCommand {
             such as {"$date": "..."}, for exact dates, data and non-finite doubles).
             A VALUE that does not parse as its type exits with status 64 and stores nothing. \
             A negative number needs no quoting (write volume -0.5 --type double); a value that is \
-            one of this command's options (--type, --help) follows `--`.
+            one of this command's options (--type, --help) or a type flag below follows `--`.
+
+            The type flags of macOS `defaults write` work too, before the value: -string, -int \
+            (-integer), -float (-double), -bool (-boolean), -date (ISO 8601, or \
+            "2026-11-21 09:30:00 +0000"), -data (hexadecimal, e.g. -data 0aff), -array VALUE... \
+            (strings), -dict KEY VALUE... (strings): write count -int 5, write tags -array a b.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -33,8 +39,17 @@ struct WriteCommand: ParsableCommand {
     private var value: String { words.first ?? "" }
 
     func validate() throws {
+        if let flag = typeFlag {
+            guard type == .string else { throw ValidationError("Give the type once: \(flag.word) or --type, not both.") }
+            _ = try flag.parse(Array(words.dropFirst()))
+            return
+        }
         guard words.count == 1 else {
-            throw ValidationError(words.isEmpty ? "Missing expected argument '<value>'." : "Give exactly one VALUE (quote a value with spaces).")
+            if words.isEmpty { throw ValidationError("Missing expected argument '<value>'.") }
+            if values.first != "--", let first = words.first, TypeFlag.looksLikeOne(first) {
+                throw ValidationError("Unknown type flag \(first): use one of \(TypeFlag.names.joined(separator: " ")), or --type TYPE.")
+            }
+            throw ValidationError("Give exactly one VALUE (quote a value with spaces).")
         }
         do {
             _ = try type.parse(value)
@@ -45,8 +60,102 @@ struct WriteCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let parsed = try type.parse(value)
+            let parsed = try typeFlag.map { try $0.parse(Array(words.dropFirst())) } ?? type.parse(value)
             try store.open().setValue(parsed, forKey: key)
         }
+    }
+
+    /// The macOS `defaults` type flag the value starts with (`-int 5`), unless `--` came first.
+    private var typeFlag: TypeFlag? {
+        guard values.first != "--", let first = values.first else { return nil }
+        return TypeFlag(first)
+    }
+}
+
+/// A type flag of macOS `defaults write`, and how it reads the words after it.
+private struct TypeFlag {
+    enum Kind { case one(Scalar), array, dictionary }
+    enum Scalar { case typed(ValueType), date, hexData }
+
+    let word: String
+    let kind: Kind
+
+    /// The flags, in the order help lists them. Spelled exactly (as macOS `defaults` does), so
+    /// that a value such as `-Data` stays a value.
+    private static let kinds: KeyValuePairs<String, Kind> = [
+        "-string": .one(.typed(.string)), "-int": .one(.typed(.int)), "-integer": .one(.typed(.int)),
+        "-float": .one(.typed(.double)), "-double": .one(.typed(.double)), "-bool": .one(.typed(.bool)),
+        "-boolean": .one(.typed(.bool)), "-date": .one(.date), "-data": .one(.hexData), "-array": .array, "-dict": .dictionary,
+    ]
+
+    static var names: [String] { kinds.map(\.key) }
+
+    init?(_ word: String) {
+        guard let kind = Self.kinds.first(where: { $0.key == word })?.value else { return nil }
+        self.word = word
+        self.kind = kind
+    }
+
+    /// Whether `word` reads as a misspelt type flag (`-long`, `-Int`) rather than a value: a dash
+    /// and letters only, so that negative numbers (`-1`, `-inf` is letters but one word) are not.
+    static func looksLikeOne(_ word: String) -> Bool {
+        word.count > 2 && word.hasPrefix("-") && word.dropFirst().allSatisfy { $0.isLetter || $0 == "-" }
+    }
+
+    /// The value the words after the flag give; a usage error (64) when they do not fit.
+    func parse(_ words: [String]) throws(ValidationError) -> DefaultsValue {
+        switch kind {
+        case .array:
+            return .array(words.map { .string($0) })
+        case .dictionary:
+            guard words.count.isMultiple(of: 2) else { throw ValidationError("\(word) takes KEY VALUE pairs; \(words.count) words were given.") }
+            var entries: [String: DefaultsValue] = [:]
+            for index in stride(from: 0, to: words.count, by: 2) { entries[words[index]] = .string(words[index + 1]) }
+            return .dictionary(entries)
+        case .one(let scalar):
+            guard words.count == 1 else {
+                throw ValidationError(words.isEmpty ? "\(word) needs a value." : "\(word) takes one value (quote a value with spaces).")
+            }
+            return try parse(words[0], as: scalar)
+        }
+    }
+
+    private func parse(_ text: String, as scalar: Scalar) throws(ValidationError) -> DefaultsValue {
+        do throws(DefaultsError) {
+            switch scalar {
+            case .typed(let type): return try type.parse(text)
+            case .date:
+                if let date = Self.macOSDate(text) { return .date(date) }
+                return try ValueType.date.parse(text)
+            case .hexData:
+                guard let data = Self.hexData(text) else { throw DefaultsError(.invalidValue, "expected hexadecimal bytes such as 0aff.", backend: "anydefaults") }
+                return .data(data)
+            }
+        } catch {
+            throw ValidationError("The value after \(word) is not valid: \(error.message)")
+        }
+    }
+
+    /// A date as macOS `defaults` prints it: `2026-11-21 09:30:00 +0000`.
+    private static func macOSDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Bytes written as hexadecimal digits (spaces and a `<…>` around them allowed, as macOS prints data).
+    private static func hexData(_ text: String) -> Data? {
+        let digits = text.filter { !$0.isWhitespace && $0 != "<" && $0 != ">" }
+        guard digits.count.isMultiple(of: 2), digits.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return Data(bytes)
     }
 }

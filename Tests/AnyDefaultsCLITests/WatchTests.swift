@@ -22,6 +22,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
             let store = scheme == "json" ? cli.json() : scheme == "userdefaults" ? cli.suite() : "\(scheme):" + cli.path("store.\(scheme)")
+            // watch reads an existing store only (it never creates one).
+            try cli.succeed(["--store", store, "write", "created", "1"])
             let watcher = try cli.start(["--store", store, "watch", "ready", "k"])
             #expect(try Self.waitUntilWatching(watcher, cli, store: store))
             try cli.succeed(["--store", store, "write", "other", "not watched"])
@@ -71,6 +73,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
             let store = cli.json()
+            // watch reads an existing store only (it never creates one).
+            try cli.succeed(["--store", store, "write", "tick", "start"])
             let watcher = try cli.start(["--store", store, "watch", "--count", "2"])
             for attempt in 0..<50 where watcher.process.isRunning {
                 try cli.succeed(["--store", store, "write", "tick", "\(attempt)"])

@@ -52,6 +52,33 @@ import Testing
         }
     }
 
+    /// A misspelt scheme gets the nearest registered one ("Did you mean sqlite:?"): one or two
+    /// letters typed, missing, wrong or swapped, or a scheme it begins or that begins it; a scheme
+    /// near none gets no guess.
+    @Test(arguments: [
+        ("sqlit", "sqlite"), ("sqlite3", "sqlite"), ("sqllite", "sqlite"), ("slqite", "sqlite"), ("SQLite3", "sqlite"),
+        ("lmbd", "lmdb"), ("jsn", "json"), ("jsonfile", "json"), ("mem", "memory"), ("userdefault", "userdefaults"),
+        ("user-defaults", "userdefaults"), ("postgress", "postgres"), ("postgre", "postgres"),
+        ("nope", nil), ("redis", nil), ("psql", nil), ("xml", nil), ("js", nil), ("file", nil),
+    ] as [(String, String?)])
+    func aMisspeltSchemeGetsTheNearestAsASuggestion(typed: String, suggested: String?) {
+        let registry = ProviderRegistry()
+        for scheme in ["memory", "json", "sqlite", "lmdb", "userdefaults", "postgres", "postgresql"] {
+            registry.register(scheme: scheme, summary: scheme, location: .optional("X")) { _ in TestProvider() }
+        }
+        do {
+            _ = try registry.makeProvider("\(typed):x")
+            Issue.record("\(typed): was accepted")
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+            if let suggested {
+                #expect(error.message.contains("Unknown scheme \"\(typed.lowercased()):\". Did you mean \(suggested):? Known: "), "\(error.message)")
+            } else {
+                #expect(!error.message.contains("Did you mean"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func wrapsInTheCacheOnlyWhenAsked() throws {
         let registry = Self.registry()
         registry.setCacheWrapper { WrappedProvider(inner: $0) }

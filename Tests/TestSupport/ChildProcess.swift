@@ -55,8 +55,15 @@ public enum ChildProcess {
     public static func start(
         _ name: String, _ arguments: [String], environment: [String: String]? = nil
     ) throws -> (process: Process, output: Pipe, error: Pipe) {
+        try start(executable: executable(name), arguments, environment: environment)
+    }
+
+    /// Starts the program at `executable` (a tool such as `swiftc`) with `arguments`.
+    public static func start(
+        executable: URL, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> (process: Process, output: Pipe, error: Pipe) {
         let process = Process()
-        process.executableURL = try executable(name)
+        process.executableURL = executable
         process.arguments = arguments
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -74,7 +81,14 @@ public enum ChildProcess {
     public static func run(
         _ name: String, _ arguments: [String], environment: [String: String]? = nil
     ) throws -> Result {
-        let (process, output, error) = try start(name, arguments, environment: environment)
+        try run(executable: executable(name), arguments, environment: environment)
+    }
+
+    /// Runs the program at `executable` (a tool such as `swiftc`) to its end.
+    public static func run(
+        executable: URL, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> Result {
+        let (process, output, error) = try start(executable: executable, arguments, environment: environment)
         // Read both pipes before waiting, so that a chatty child cannot block on a full pipe.
         let errorData = Mutex<Data>(Data())
         let reading = DispatchGroup()

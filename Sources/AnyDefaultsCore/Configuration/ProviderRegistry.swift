@@ -166,7 +166,8 @@ public final class ProviderRegistry: Sendable {
         let all = entries.withLock { $0 }
         guard let entry = all[scheme] else {
             let known = all.values.sorted { $0.scheme < $1.scheme }.map(\.usage).joined(separator: "; ")
-            throw StoreConfiguration.error("Unknown scheme \"\(scheme):\". Known: \(known.isEmpty ? "none registered" : known).")
+            let guess = Self.suggestion(for: scheme, among: Array(all.keys)).map { " Did you mean \($0):?" } ?? ""
+            throw StoreConfiguration.error("Unknown scheme \"\(scheme):\".\(guess) Known: \(known.isEmpty ? "none registered" : known).")
         }
         return entry
     }

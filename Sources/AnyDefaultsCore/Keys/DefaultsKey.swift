@@ -38,25 +38,57 @@ public class DefaultsKeys: @unchecked Sendable {
 ///
 /// `Value` is any ``DefaultsSerializable`` type; for an optional `Value`, assigning `nil` removes
 /// the stored value.
-// @unchecked: see `DefaultsKeys`; `defaultValue` and `observedKeyPath` are immutable `Sendable`
-// values.
+// @unchecked: see `DefaultsKeys`; `defaultSource` (a `Sendable` value or a `@Sendable` closure)
+// and `observedKeyPath` are immutable `Sendable` values.
 public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unchecked Sendable {
-    /// The value read when the store holds nothing for this key (and no registered default).
-    public let defaultValue: Value
+    /// Where the default comes from: one value, or a closure called at each read that needs it.
+    @usableFromInline enum DefaultSource: Sendable {
+        case value(Value)
+        case computed(@Sendable () -> Value)
+    }
+
+    @usableFromInline let defaultSource: DefaultSource
+
+    /// The value read when the store holds nothing for this key (and no registered default);
+    /// for a key made with a closure, what the closure returns now.
+    @inlinable
+    public var defaultValue: Value {
+        switch defaultSource {
+        case .value(let value): value
+        case .computed(let make): make()
+        }
+    }
 
     /// What a read of this key records for Observation, built once (see `ObservationTracker`).
     @usableFromInline let observedKeyPath: ObservationTracker.KeyPathType
 
     /// Creates a key named `name` whose value is `defaultValue` until one is stored.
     public init(_ name: String, default defaultValue: Value) {
-        self.defaultValue = defaultValue
+        defaultSource = .value(defaultValue)
+        observedKeyPath = ObservationTracker.makeKeyPath(name)
+        super.init(name: name)
+    }
+
+    /// Creates a key named `name` whose default is computed by `makeDefault` at each read that
+    /// finds nothing stored: a default that depends on the time, the locale or the machine.
+    ///
+    /// ```swift
+    /// extension DefaultsKeys {
+    ///     static let trialEnds = DefaultsKey<Date>("trialEnds") { Date().addingTimeInterval(30 * 86_400) }
+    ///     static let workers = DefaultsKey<Int>("workers") { ProcessInfo.processInfo.activeProcessorCount }
+    /// }
+    /// ```
+    ///
+    /// The default is never stored: until a value is set, every read calls `makeDefault` again.
+    public init(_ name: String, default makeDefault: @escaping @Sendable () -> Value) {
+        defaultSource = .computed(makeDefault)
         observedKeyPath = ObservationTracker.makeKeyPath(name)
         super.init(name: name)
     }
 
     /// Creates a key with a key path already built for `name`.
     init(_ name: String, default defaultValue: Value, observedKeyPath: ObservationTracker.KeyPathType) {
-        self.defaultValue = defaultValue
+        defaultSource = .value(defaultValue)
         self.observedKeyPath = observedKeyPath
         super.init(name: name)
     }
@@ -64,6 +96,12 @@ public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unch
     /// Creates a key named by `name`, for example a case of an enum of key names.
     public convenience init(_ name: some DefaultsKeyName, default defaultValue: Value) {
         self.init(name.defaultsKeyName, default: defaultValue)
+    }
+
+    /// Creates a key named by `name` whose default is computed by `makeDefault` at each read that
+    /// finds nothing stored.
+    public convenience init(_ name: some DefaultsKeyName, default makeDefault: @escaping @Sendable () -> Value) {
+        self.init(name.defaultsKeyName, default: makeDefault)
     }
 }
 

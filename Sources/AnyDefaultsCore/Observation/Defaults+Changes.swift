@@ -136,6 +136,20 @@ extension Defaults {
         }
     }
 
+    /// The new value of `key` after each change, preceded by its value now if `initial` is
+    /// true (as ``values(of:buffering:)``).
+    ///
+    /// ```swift
+    /// for await volume in defaults.values(of: .volume, initial: false) {
+    ///     showVolumeBanner(volume)        // only when it changes, not at start
+    /// }
+    /// ```
+    public func values<Value>(
+        of key: DefaultsKey<Value>, initial: Bool, buffering: DefaultsBufferingPolicy = .default
+    ) -> AsyncStream<Value> {
+        initial ? values(of: key, buffering: buffering) : stream(buffering) { observe(key, $0) }
+    }
+
     // MARK: Internals
 
     /// Subscribes `handler` to the provider's events for the keys in this scope, or for the full

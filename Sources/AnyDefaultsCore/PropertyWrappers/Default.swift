@@ -85,6 +85,16 @@ public struct Default<Value: DefaultsSerializable>: Sendable {
         store.values(of: key)
     }
 
+    /// The new value after each change (from anywhere), preceded by the current value if
+    /// `initial` is true.
+    ///
+    /// ```swift
+    /// for await volume in settings.$volume.values(initial: false) { showBanner(volume) }
+    /// ```
+    public func values(initial: Bool) -> AsyncStream<Value> {
+        store.values(of: key, initial: initial)
+    }
+
     /// Calls `handler` with the new value after each change, until the observation is cancelled
     /// or released.
     public func observe(_ handler: @escaping @Sendable (Value) -> Void) -> DefaultsObservation {

@@ -69,7 +69,7 @@ extension LMDBEnvironment {
             // Most wake-ups are this process's own commits: only a new transaction can log anything.
             // (The last transaction is read from the meta page, which a commit writes before it is
             // visible to new readers: the snapshot read below may still be the one before.)
-            guard current.lease.lapsed || lastTransaction != current.seenTransaction else { return [] }
+            guard let last = lastTransaction, current.lease.lapsed || last != current.seenTransaction else { return [] }
             return writer.withLock { state -> [ChangeBroadcaster] in
                 guard let start = state.logPosition else { return [] }
                 let observed = listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) }
@@ -105,12 +105,5 @@ extension LMDBEnvironment {
             }
             if settingPosition { state.logPosition = logEnd }
         }
-    }
-
-    /// The ID of the environment's last committed transaction, by any process.
-    private var lastTransaction: Int {
-        var info = MDB_envinfo()
-        mdb_env_info(handle.pointer, &info)
-        return info.me_last_txnid
     }
 }

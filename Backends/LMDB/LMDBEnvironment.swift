@@ -89,10 +89,26 @@ final class LMDBEnvironment: Sendable {
                 "The LMDB library accepts keys of at most \(mdb_env_get_maxkeysize(pointer)) bytes; AnyDefaults stores need \(LMDBKeyScheme.directKeyLimit).",
                 backend: LMDBProvider.backend, path: path)
         }
-        try LMDBFileCheck.verify(environment: pointer, path: path)
-
+        // The check and the main database's handle, each in a snapshot of its own: other
+        // processes may be committing (and growing the map) meanwhile.
+        var checked = false
+        for _ in 0..<1000 where !checked {
+            checked = try Self.inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
+                try LMDBFileCheck.verify(environment: pointer, snapshot: transaction, path: path)
+            }
+        }
+        guard checked else {
+            throw DefaultsError(
+                .busy, "Could not check the data file: other processes kept committing while it was read.",
+                backend: LMDBProvider.backend, path: path)
+        }
+        dbi = try Self.inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
+            var dbi: MDB_dbi = 0
+            let rc = mdb_dbi_open(transaction, nil, 0, &dbi)
+            guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
+            return dbi
+        }
         handle = LMDBEnvironmentHandle(pointer: pointer)
-        dbi = try Self.openMainDatabase(pointer, path: path)
         opened = true
         // From here on, deinit closes the environment if this initializer throws.
         try prepareStore()
@@ -113,15 +129,25 @@ final class LMDBEnvironment: Sendable {
         }
     }
 
-    private static func openMainDatabase(_ env: OpaquePointer, path: String) throws(DefaultsError) -> MDB_dbi {
-        var txn: OpaquePointer?
-        var rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
-        guard rc == MDB_SUCCESS, let txn else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
-        defer { mdb_txn_abort(txn) }
-        var dbi: MDB_dbi = 0
-        rc = mdb_dbi_open(txn, nil, 0, &dbi)
-        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
-        return dbi
+    /// Runs `body` in a read transaction of the environment `env`, which no other thread uses yet
+    /// (so it may adopt a new map size without the gate). The transaction pins its snapshot: no
+    /// page it can reach is reused by a writer (of any process) until it ends.
+    private static func inSnapshot<T>(
+        _ env: OpaquePointer, path: String, _ body: (OpaquePointer) throws(DefaultsError) -> T
+    ) throws(DefaultsError) -> T {
+        while true {
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+            if rc == MDB_MAP_RESIZED {
+                // Another process grew the map beyond this one's: take on its size.
+                let rc = mdb_env_set_mapsize(env, 0)
+                guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "adopt the new map size", path: path) }
+                continue
+            }
+            guard rc == MDB_SUCCESS, let txn else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
+            defer { mdb_txn_abort(txn) }
+            return try body(txn)
+        }
     }
 
     /// Checks the format marker, writes it into a new, empty store, and brings an older store to
@@ -344,15 +370,49 @@ final class LMDBEnvironment: Sendable {
 
     // MARK: Map size
 
-    /// The size of the map now.
+    /// The size of the map now (0 once closed).
     var mapSize: Int {
+        readingMetaPages { currentMapSize } ?? 0
+    }
+
+    /// The size of the map, read from LMDB's environment info. Only inside the gate: see
+    /// ``readingMetaPages(_:)``.
+    private var currentMapSize: Int {
         var info = MDB_envinfo()
         mdb_env_info(handle.pointer, &info)
         return info.me_mapsize
     }
 
-    /// Takes on the larger map another process has set (after `MDB_MAP_RESIZED`).
-    private func adoptMapSize() throws(DefaultsError) {
+    /// The ID of the environment's last committed transaction, by any process (read from the
+    /// newer meta page); `nil` once closed.
+    var lastTransaction: Int? {
+        readingMetaPages {
+            var info = MDB_envinfo()
+            mdb_env_info(handle.pointer, &info)
+            return info.me_last_txnid
+        }
+    }
+
+    /// Runs `body`, which reads the map outside a transaction (`mdb_env_info` and `mdb_env_stat`
+    /// read the meta pages, which live in the map), inside the gate like a transaction: growing or
+    /// adopting the map size unmaps the file and maps it again, and a read of the old map in
+    /// between stops the process with SIGSEGV. Returns `nil` once the environment is closed.
+    ///
+    /// Every LMDB call that reaches the map runs inside the gate: transactions (and the calls on
+    /// them: gets, puts, cursors, `mdb_txn_id`, `mdb_stat`), and these reads. What stays outside
+    /// touches only the lock file or the environment's own fields: `mdb_reader_check` (the reader
+    /// table in `lock.mdb`, which is never remapped), `mdb_env_set_flags` (under the writer lock),
+    /// `mdb_env_get_fd`, `mdb_env_get_maxkeysize`, and everything done in ``init(path:options:)``
+    /// before the environment is shared.
+    func readingMetaPages<T>(_ body: () -> T) -> T? {
+        guard (try? gate.enterUnpooled()) != nil else { return nil }
+        defer { gate.leaveUnpooled() }
+        return body()
+    }
+
+    /// Takes on the larger map another process has set (after `MDB_MAP_RESIZED`). It maps the
+    /// file again even when the size is unchanged.
+    func adoptMapSize() throws(DefaultsError) {
         let rc = gate.exclusive { _ in mdb_env_set_mapsize(handle.pointer, 0) }
         guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "adopt the new map size", path: path) }
@@ -362,7 +422,7 @@ final class LMDBEnvironment: Sendable {
     /// more bytes, up to the maximum.
     private func growMap(by size: Int, cause: DefaultsError) throws(DefaultsError) {
         let rc = try gate.exclusive { _ throws(DefaultsError) -> Int32 in
-            let current = mapSize
+            let current = currentMapSize
             guard current < maximumMapSize else {
                 throw DefaultsError(
                     .storageFull,

@@ -182,6 +182,12 @@ public final class LMDBProvider: DefaultsProvider {
     /// The current size of the memory map, in bytes.
     var mapSize: Int { environment.mapSize }
 
+    /// The ID of the store's last committed transaction, as the watcher reads it.
+    var lastTransaction: Int? { environment.lastTransaction }
+
+    /// Maps the data file again, as adopting another process's map size does.
+    func remap() throws(DefaultsError) { try environment.adoptMapSize() }
+
     private func checkOpen() throws(DefaultsError) {
         if closed.load(ordering: .acquiring) {
             throw DefaultsError(.closed, "The store was closed.", backend: Self.backend, path: path)

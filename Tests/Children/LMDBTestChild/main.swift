@@ -5,6 +5,9 @@
 //   LMDBTestChild open <path> [--as-nobody]         open the store and report the outcome
 //   LMDBTestChild crash <path> <key> <value>        set <key> = .string(<value>) with .noSync, then
 //                                                   die by SIGKILL without closing anything
+//   LMDBTestChild stress <path> <id> <generation>   observe the store (initial map 64 KiB) and, until
+//                                                   killed: two threads commit batches, one grows and
+//                                                   shrinks a blob, one reads (LMDBStressTests)
 //
 // Prints "ok" on success, or the error code on a line of its own ("error <code>: <description>")
 // and exits with status 1.
@@ -49,6 +52,11 @@ func run(_ arguments: [String]) throws(DefaultsError) {
         let store = try LMDBProvider(path: path, options: .init(durability: .noSync))
         try store.setValue(.string(arguments[3]), forKey: arguments[2])
         kill(getpid(), SIGKILL)
+    case "stress":
+        guard arguments.count == 4, let id = Int(arguments[2]), let generation = Int64(arguments[3]) else {
+            fail("usage: stress <path> <id> <generation>")
+        }
+        try stress(path: path, id: id, firstGeneration: generation)
     default:
         fail("unknown command \(arguments[0])")
     }

@@ -29,6 +29,9 @@ final class LMDBEnvironment: Sendable {
     private let gate = LMDBTransactionGate()
     private let maximumMapSize: Int
 
+    /// The count of every process's commits to the store (the file `counter` in its directory),
+    /// through which caches in front of its providers stay coherent with other processes.
+    let changeCounter: SharedChangeCounter
     /// Serialises this process's write transactions (LMDB also serialises them across processes)
     /// and orders their change events, also those read from the change log.
     let writer: Mutex<WriterState>
@@ -108,8 +111,11 @@ final class LMDBEnvironment: Sendable {
             guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
             return dbi
         }
+        changeCounter = try SharedChangeCounter(
+            file: path + "/counter", backend: LMDBProvider.backend, likeFile: path + "/data.mdb")
         handle = LMDBEnvironmentHandle(pointer: pointer)
         opened = true
+        changeCounter.onCatchUp { [weak self] in self?.catchUpWithOtherProcesses() ?? false }
         // From here on, deinit closes the environment if this initializer throws.
         try prepareStore()
     }
@@ -244,11 +250,14 @@ final class LMDBEnvironment: Sendable {
     /// appended to the change log for it; and if this process watches too and anyone here observes,
     /// what other processes logged since this process last looked is read first and reported
     /// before this write's events, as `.external`.
+    ///
+    /// Afterwards it counts the commit (``changeCounter``) and tells the caches of the other
+    /// providers (those not in front of `provider`) what it changed.
     func write(
-        noSync: Bool, estimatedSize: Int, origin: Int, scheme: LMDBKeyScheme,
+        noSync: Bool, estimatedSize: Int, origin: Int, provider: AnyObject, scheme: LMDBKeyScheme,
         _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) {
-        let observed = listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) }
+        let observed = isObserved
         let broadcasters = try writer.withLock { (state: inout WriterState) throws(DefaultsError) -> [ChangeBroadcaster] in
             if state.syncIsOff != noSync {
                 // Providers on one environment may differ in durability. Only this lock's holder
@@ -264,11 +273,13 @@ final class LMDBEnvironment: Sendable {
             var transactionID = 0
             var newLeaseFinding: Int64??
             let (earlier, events, logged) = try commitWithGrowth(estimatedSize: estimatedSize) {
-                transaction throws(DefaultsError) -> (ChangeLogCatchUp?, [DefaultsChangeEvent], Bool) in
+                transaction throws(DefaultsError) -> (ChangeLog.Report?, [DefaultsChangeEvent], Bool) in
                 transactionID = mdb_txn_id(transaction.pointer)
-                let earlier = try position.map { position throws(DefaultsError) -> ChangeLogCatchUp in
+                let earlier = try position.map { position throws(DefaultsError) -> ChangeLog.Report in
                     // Reading the log costs more than most writes; skipped when nothing committed.
-                    if let checkedAt, transactionID == checkedAt &+ 1 { return ([], position) }
+                    if let checkedAt, transactionID == checkedAt &+ 1 {
+                        return ChangeLog.Report(events: [], end: position, complete: true)
+                    }
                     return try transaction.externalEvents(after: position, trusted: true, scheme: scheme)
                 }
                 let events = try body(transaction)
@@ -286,15 +297,26 @@ final class LMDBEnvironment: Sendable {
                 try transaction.appendToLog(events.map(\.key), origin: ChangeLog.processOrigin, now: now)
                 return (earlier, events, true)
             }
+            if !events.isEmpty {
+                changeCounter.committed()
+                changeCounter.invalidate(events.map(\.key), exceptCachesOf: provider)
+            }
             if logged { ChangeLog.ringDoorbell(path: path + "/data.mdb") }
             if let newLeaseFinding { state.leaseFinding = (transactionID, newLeaseFinding) }
             if let earlier, state.logPosition != nil {
+                earlier.invalidate(in: changeCounter)
                 state.logPosition = earlier.end
                 state.logCheckedAt = transactionID
             }
             return enqueue(earlier?.events ?? [], events, from: origin)
         }
         for broadcaster in broadcasters { broadcaster.deliverPending() }
+    }
+
+    /// Whether anyone would receive events: an observer of a provider, or a cache registered with
+    /// the change counter.
+    var isObserved: Bool {
+        listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) } || changeCounter.hasCaches
     }
 
     /// Queues `external` for every provider, then `events` for every provider: as `.local` for the
@@ -314,9 +336,6 @@ final class LMDBEnvironment: Sendable {
             return Array(listeners.broadcasters.values)
         }
     }
-
-    /// What a write read from the change log before its own changes.
-    private typealias ChangeLogCatchUp = (events: [DefaultsChangeEvent], end: Int64)
 
     func commitWithGrowth<Result>(
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> Result

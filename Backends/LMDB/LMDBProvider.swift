@@ -107,6 +107,18 @@ public final class LMDBProvider: DefaultsProvider {
 
     public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess, .externalChanges] }
 
+    /// The count of every process's commits to this store: a cache in front answers a read from
+    /// memory only while no other process committed since it last caught up (see
+    /// ``AnyDefaultsCore/CachingProvider``).
+    public var sharedChangeCounter: SharedChangeCounter? { environment.changeCounter }
+
+    /// Reads what other processes changed since this process last looked, and reports it to
+    /// observers (which otherwise hear of it within moments, on their own).
+    public func synchronize() throws(DefaultsError) {
+        try checkOpen()
+        environment.changeCounter.synchronize()
+    }
+
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
         try checkOpen()
@@ -176,7 +188,8 @@ public final class LMDBProvider: DefaultsProvider {
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) {
         try environment.write(
-            noSync: options.durability == .noSync, estimatedSize: estimatedSize, origin: token, scheme: scheme, body)
+            noSync: options.durability == .noSync, estimatedSize: estimatedSize, origin: token, provider: self,
+            scheme: scheme, body)
     }
 
     /// The current size of the memory map, in bytes.

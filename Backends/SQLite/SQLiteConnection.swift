@@ -185,9 +185,9 @@ final class SQLiteConnection {
                 guard let logPosition else { return SQLiteCommitEvents(own: try body()) }
                 let version = try integer(from: statements.dataVersion, action: action)
                 guard version != logCheckedAtDataVersion else { return SQLiteCommitEvents(own: try body()) }
-                let (earlier, end) = try logEvents(after: logPosition, complete: true, with: statements)
+                let earlier = try logEvents(after: logPosition, complete: true, with: statements)
                 logCheckedAtDataVersion = version
-                return SQLiteCommitEvents(earlier: earlier, own: try body(), logPosition: end)
+                return SQLiteCommitEvents(earlier: earlier, own: try body())
             }
         }
     }

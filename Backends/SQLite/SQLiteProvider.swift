@@ -68,7 +68,7 @@ public final class SQLiteProvider: DefaultsProvider {
         self.path = connection.path
         self.durability = durability
         self.busyTimeout = busyTimeout
-        sharedFile = SQLiteSharedFile.join(connection.fileID, broadcaster: broadcaster)
+        sharedFile = try SQLiteSharedFile.join(connection.fileID, path: connection.path, broadcaster: broadcaster)
         self.connection = Mutex(connection)
     }
 
@@ -88,6 +88,17 @@ public final class SQLiteProvider: DefaultsProvider {
     }
 
     public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess, .externalChanges] }
+
+    /// The count of every process's commits to this store: a cache in front answers a read from
+    /// memory only while no other process committed since it last caught up (see
+    /// ``AnyDefaultsCore/CachingProvider``).
+    public var sharedChangeCounter: SharedChangeCounter? { sharedFile.changeCounter }
+
+    /// Reads what other processes changed since this process last looked, and reports it to
+    /// observers (which otherwise hear of it within moments, on their own).
+    public func synchronize() throws(DefaultsError) {
+        sharedFile.changeCounter.synchronize()
+    }
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
@@ -121,7 +132,7 @@ public final class SQLiteProvider: DefaultsProvider {
 
     public func removeAll() throws(DefaultsError) {
         let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster, provider: self) { reportingEvents, logPosition throws(DefaultsError) in
                 try connection.removeAll(reportingEvents: reportingEvents, logPosition: logPosition)
             }
         }
@@ -131,7 +142,7 @@ public final class SQLiteProvider: DefaultsProvider {
     /// Writes validated, canonical `changes` and reports them to every instance on the file.
     private func commit(_ changes: [DefaultsChange]) throws(DefaultsError) {
         let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster, provider: self) { reportingEvents, logPosition throws(DefaultsError) in
                 try connection.apply(changes, reportingEvents: reportingEvents, logPosition: logPosition)
             }
         }

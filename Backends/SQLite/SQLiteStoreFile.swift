@@ -41,6 +41,7 @@ enum SQLiteStoreFile {
             return (absolute, identity(info))
         }
         guard errno == ENOENT else { throw failure(errno, "The store file cannot be examined", path: absolute) }
+        try checkNoOrphanedLog(absolute)
         let descriptor = open(absolute, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
             close(descriptor)
@@ -49,6 +50,21 @@ enum SQLiteStoreFile {
         }
         guard stat(absolute, &info) == 0 else { throw failure(errno, "The store file cannot be examined", path: absolute) }
         return (absolute, identity(info))
+    }
+
+    /// Refuses to create a store where its write-ahead log is left without it: the `-wal` holds
+    /// commits not yet copied into the store file (a process died, then the file was deleted or
+    /// moved). A new empty store there would take it over (SQLite deletes or replays a log it
+    /// finds beside a database), so the log is kept and the path left alone.
+    private static func checkNoOrphanedLog(_ path: String) throws(DefaultsError) {
+        var info = stat()
+        guard lstat(path + "-wal", &info) == 0, info.st_mode & S_IFMT != S_IFREG || info.st_size > 0 else { return }
+        throw DefaultsError(
+            .corrupted,
+            "The store file is missing, but its write-ahead log (\((path as NSString).lastPathComponent)-wal) is there and "
+                + "holds committed changes. Restore the store file beside it, or move the -wal (and -shm) away to start an "
+                + "empty store. Nothing was changed.",
+            backend: SQLiteProvider.backend, path: path)
     }
 
     /// The 16 bytes every SQLite database file starts with.

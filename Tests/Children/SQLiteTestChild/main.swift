@@ -5,6 +5,9 @@
 //   batch <path> <prefix> <count>   the same in batches of 10, observed (so each is a transaction
 //                                   that also reads the old values)
 //   read <path> <key>               prints the value stored under key, or "nil"
+//   crash <path> <prefix> <count>   sets "<prefix>.<i>" to .int(i) for i in 0..<count in one batch,
+//                                   then dies by SIGKILL: the commit stays in the -wal, not
+//                                   checkpointed into the store file
 //   open <path> [--unprivileged]    opens the store, reads and writes a key; prints "ok" or
 //                                   "error <code> <path>"; with --unprivileged it first gives up
 //                                   root (to user and group 65534), so permission checks apply
@@ -43,6 +46,11 @@ do {
             try store.apply((start..<min(start + 10, count)).map { .set("\(arguments[2]).\($0)", .int(Int64($0))) })
         }
         observation.cancel()
+    case "crash":
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: crash <path> <prefix> <count>") }
+        let store = try SQLiteProvider(path: path)
+        try store.apply((0..<count).map { .set("\(arguments[2]).\($0)", .int(Int64($0))) })
+        kill(getpid(), SIGKILL)
     case "read":
         guard arguments.count == 3 else { fail("usage: read <path> <key>") }
         let value = try SQLiteProvider(path: path).value(forKey: arguments[2])

@@ -63,6 +63,11 @@ extension LMDBEnvironment {
     /// position. Failures (the store closed meanwhile, or full) are retried on the next change or
     /// tick of the watch.
     private func readOtherProcessesCommits() {
+        // The watch also wakes when the data file is replaced: open the new one at once.
+        if Self.identity(atPath: path + "/data.mdb") != handle.dataFile.load(ordering: .acquiring) {
+            try? reopen()
+            return
+        }
         for broadcaster in readChangeLog().broadcasters { broadcaster.deliverPending() }
     }
 

@@ -9,14 +9,27 @@ import Glibc
 import Darwin
 #endif
 
-/// An `MDB_env` pointer.
+/// The environment's `MDB_env` pointer, and the identity of the data file it has open: both
+/// change when the data file is replaced under the store and the environment opens it again
+/// (``LMDBEnvironment/reopen()``).
 ///
-/// `@unchecked Sendable` is safe because LMDB allows one environment to be used from many threads
-/// for what this backend does with it (transactions, statistics). The exceptions are kept by
-/// ``LMDBEnvironment``: `mdb_env_set_mapsize` and `mdb_env_close` run only inside the gate's
-/// exclusive section, and `mdb_env_set_flags` only under the writer lock.
-struct LMDBEnvironmentHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
+/// `@unchecked Sendable`: LMDB allows one environment to be used from many threads for what this
+/// backend does with it (transactions, statistics). The exceptions are kept by
+/// ``LMDBEnvironment``: `mdb_env_set_mapsize`, `mdb_env_close` and the replacement of `pointer`
+/// happen only inside the gate's exclusive section (no transaction open, none beginning), the
+/// replacement also under the writer lock; `mdb_env_set_flags` only under the writer lock. Every
+/// other use of `pointer` is inside the gate or under the writer lock, which orders it after
+/// such a section.
+final class LMDBEnvironmentHandle: @unchecked Sendable {
+    /// `nil` once closed, or while a replaced data file could not be opened yet.
+    var pointer: OpaquePointer?
+    /// ``AnyDefaultsCore/SharedChangeCounter/identity(device:inode:)`` of the data file open.
+    let dataFile = Atomic<UInt64>(0)
+
+    init(pointer: OpaquePointer, dataFile: UInt64) {
+        self.pointer = pointer
+        self.dataFile.store(dataFile, ordering: .releasing)
+    }
 }
 
 /// One open LMDB environment: the only one for its directory in this process (LMDB forbids two),
@@ -26,8 +39,13 @@ final class LMDBEnvironment: Sendable {
     let path: String
     let dbi: MDB_dbi
     let handle: LMDBEnvironmentHandle
-    private let gate = LMDBTransactionGate()
-    private let maximumMapSize: Int
+    let gate = LMDBTransactionGate()
+    let maximumMapSize: Int
+    /// The options of the provider that opened it, for opening the data file again.
+    let options: LMDBProvider.Options
+    /// When a read last checked that the data file is still the one open
+    /// (``checkDataFile(always:)``), in ``AnyDefaultsCore/CoarseClock`` nanoseconds.
+    let dataFileCheckedAt = Atomic<UInt64>(0)
 
     /// The count of every process's commits to the store (the file `counter` in its directory),
     /// through which caches in front of its providers stay coherent with other processes.
@@ -63,21 +81,35 @@ final class LMDBEnvironment: Sendable {
     /// AnyDefaults store that is whole, and marks a new one as such.
     init(path: String, options: LMDBProvider.Options) throws(DefaultsError) {
         self.path = path
-        let pageSize = Int(getpagesize())
-        maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: pageSize)
-        let noSync = options.durability == .noSync
-        writer = Mutex(WriterState(syncIsOff: noSync))
+        self.options = options
+        maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: Int(getpagesize()))
+        writer = Mutex(WriterState(syncIsOff: options.durability == .noSync))
+        changeCounter = try SharedChangeCounter(
+            file: path + "/counter", backend: LMDBProvider.backend, likeFile: path + "/data.mdb")
+        let opened = try Self.openEnvironment(path: path, options: options, maximumMapSize: maximumMapSize, counter: changeCounter)
+        handle = LMDBEnvironmentHandle(pointer: opened.pointer, dataFile: opened.dataFile)
+        dbi = opened.dbi
+        changeCounter.onCatchUp { [weak self] in self?.catchUpWithOtherProcesses() ?? false }
+        // From here on, deinit closes the environment if this initializer throws.
+        try prepareStore()
+    }
 
+    /// Opens the environment in `path` and checks it (see ``init(path:options:)``), once the files
+    /// beside the data file belong to it (``LMDBEnvironment/claimLockFile(path:counter:timeout:)``).
+    static func openEnvironment(
+        path: String, options: LMDBProvider.Options, maximumMapSize: Int, counter: SharedChangeCounter
+    ) throws(DefaultsError) -> (pointer: OpaquePointer, dbi: MDB_dbi, dataFile: UInt64) {
+        let recorded = try claimLockFile(path: path, counter: counter, timeout: options.lockTimeout)
         var pointer: OpaquePointer?
         var rc = mdb_env_create(&pointer)
         guard rc == MDB_SUCCESS, let pointer else { throw DefaultsError.lmdb(rc, "create an LMDB environment", path: path) }
         var opened = false
         defer { if !opened { mdb_env_close(pointer) } }
 
-        rc = mdb_env_set_mapsize(pointer, Self.rounded(min(options.initialMapSize, maximumMapSize), to: pageSize))
+        rc = mdb_env_set_mapsize(pointer, rounded(min(options.initialMapSize, maximumMapSize), to: Int(getpagesize())))
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the map size", path: path) }
         // MDB_NOTLS: read transactions belong to calls, not threads (see LMDBTransactionGate).
-        let flags = UInt32(MDB_NOTLS) | (noSync ? UInt32(MDB_NOSYNC) : 0)
+        let flags = UInt32(MDB_NOTLS) | (options.durability == .noSync ? UInt32(MDB_NOSYNC) : 0)
         rc = mdb_env_open(pointer, path, flags, 0o600)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
 
@@ -96,7 +128,7 @@ final class LMDBEnvironment: Sendable {
         // processes may be committing (and growing the map) meanwhile.
         var checked = false
         for _ in 0..<1000 where !checked {
-            checked = try Self.inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
+            checked = try inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
                 try LMDBFileCheck.verify(environment: pointer, snapshot: transaction, path: path)
             }
         }
@@ -105,19 +137,16 @@ final class LMDBEnvironment: Sendable {
                 .busy, "Could not check the data file: other processes kept committing while it was read.",
                 backend: LMDBProvider.backend, path: path)
         }
-        dbi = try Self.inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
+        let dbi = try inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
             var dbi: MDB_dbi = 0
             let rc = mdb_dbi_open(transaction, nil, 0, &dbi)
             guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
             return dbi
         }
-        changeCounter = try SharedChangeCounter(
-            file: path + "/counter", backend: LMDBProvider.backend, likeFile: path + "/data.mdb")
-        handle = LMDBEnvironmentHandle(pointer: pointer)
+        let dataFile = try dataFileIdentity(pointer, path: path)
+        counter.recordStoreIdentity(dataFile, replacing: recorded)
         opened = true
-        changeCounter.onCatchUp { [weak self] in self?.catchUpWithOtherProcesses() ?? false }
-        // From here on, deinit closes the environment if this initializer throws.
-        try prepareStore()
+        return (pointer, dbi, dataFile)
     }
 
     deinit {
@@ -131,14 +160,15 @@ final class LMDBEnvironment: Sendable {
         stopWatching()
         gate.exclusive(closing: true) { pooled in
             for transaction in pooled { mdb_txn_abort(transaction) }
-            mdb_env_close(handle.pointer)
+            if let pointer = handle.pointer { mdb_env_close(pointer) }
+            handle.pointer = nil
         }
     }
 
     /// Runs `body` in a read transaction of the environment `env`, which no other thread uses yet
     /// (so it may adopt a new map size without the gate). The transaction pins its snapshot: no
     /// page it can reach is reused by a writer (of any process) until it ends.
-    private static func inSnapshot<T>(
+    static func inSnapshot<T>(
         _ env: OpaquePointer, path: String, _ body: (OpaquePointer) throws(DefaultsError) -> T
     ) throws(DefaultsError) -> T {
         while true {
@@ -158,7 +188,7 @@ final class LMDBEnvironment: Sendable {
 
     /// Checks the format marker, writes it into a new, empty store, and brings an older store to
     /// this format.
-    private func prepareStore() throws(DefaultsError) {
+    func prepareStore() throws(DefaultsError) {
         let version = try read { transaction throws(DefaultsError) in try transaction.checkFormatMarker() }
         guard version != LMDBKeyScheme.storeFormatVersion else { return }
         try commitWithGrowth(estimatedSize: 0) { transaction throws(DefaultsError) in
@@ -199,8 +229,10 @@ final class LMDBEnvironment: Sendable {
             let rc: Int32
             if let pointer {
                 rc = mdb_txn_renew(pointer)
+            } else if let environment = handle.pointer {
+                rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &pointer)
             } else {
-                rc = mdb_txn_begin(handle.pointer, nil, UInt32(MDB_RDONLY), &pointer)
+                rc = MDB_BAD_TXN
             }
             if rc == MDB_SUCCESS, let pointer { return ReadLease(slot: slot, pointer: pointer) }
 
@@ -217,10 +249,10 @@ final class LMDBEnvironment: Sendable {
             }
             if rc == MDB_READERS_FULL, !clearedReaders {
                 clearedReaders = true
-                var stale: Int32 = 0
-                mdb_reader_check(handle.pointer, &stale)
+                clearStaleReaders()
                 continue
             }
+            if handle.pointer == nil { throw notReopenedError }
             throw DefaultsError.lmdb(rc, "begin a read transaction", path: path)
         }
     }
@@ -263,7 +295,8 @@ final class LMDBEnvironment: Sendable {
                 // Providers on one environment may differ in durability. Only this lock's holder
                 // commits, so the flag applies to exactly this provider's writes (readers never
                 // look at it).
-                let rc = mdb_env_set_flags(handle.pointer, UInt32(MDB_NOSYNC), noSync ? 1 : 0)
+                guard let environment = handle.pointer else { throw notReopenedError }
+                let rc = mdb_env_set_flags(environment, UInt32(MDB_NOSYNC), noSync ? 1 : 0)
                 guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the durability", path: path) }
                 state.syncIsOff = noSync
             }
@@ -343,7 +376,11 @@ final class LMDBEnvironment: Sendable {
         while true {
             try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
             var pointer: OpaquePointer?
-            let rc = mdb_txn_begin(handle.pointer, nil, 0, &pointer)
+            guard let environment = handle.pointer else {
+                gate.leaveUnpooled()
+                throw notReopenedError
+            }
+            let rc = mdb_txn_begin(environment, nil, 0, &pointer)
             guard rc == MDB_SUCCESS, let pointer else {
                 gate.leaveUnpooled()
                 if rc == MDB_MAP_RESIZED {
@@ -383,6 +420,22 @@ final class LMDBEnvironment: Sendable {
         }
     }
 
+    /// The error of a call made while a replaced data file could not be opened yet.
+    var notReopenedError: DefaultsError {
+        DefaultsError(
+            .busy, "The store's data file was replaced and could not be opened again yet; the next call tries again.",
+            backend: LMDBProvider.backend, path: path)
+    }
+
+    /// Frees the reader slots of processes that died holding them (the reader table is in the
+    /// lock file; entered like a transaction, as the environment may be replaced meanwhile).
+    private func clearStaleReaders() {
+        _ = readingMetaPages {
+            var stale: Int32 = 0
+            if let environment = handle.pointer { mdb_reader_check(environment, &stale) }
+        }
+    }
+
     private var closedError: DefaultsError {
         DefaultsError(.closed, "The store is closed.", backend: LMDBProvider.backend, path: path)
     }
@@ -397,19 +450,21 @@ final class LMDBEnvironment: Sendable {
     /// The size of the map, read from LMDB's environment info. Only inside the gate: see
     /// ``readingMetaPages(_:)``.
     private var currentMapSize: Int {
+        guard let environment = handle.pointer else { return 0 }
         var info = MDB_envinfo()
-        mdb_env_info(handle.pointer, &info)
+        mdb_env_info(environment, &info)
         return info.me_mapsize
     }
 
     /// The ID of the environment's last committed transaction, by any process (read from the
     /// newer meta page); `nil` once closed.
     var lastTransaction: Int? {
-        readingMetaPages {
+        readingMetaPages { () -> Int? in
+            guard let environment = handle.pointer else { return nil }
             var info = MDB_envinfo()
-            mdb_env_info(handle.pointer, &info)
+            mdb_env_info(environment, &info)
             return info.me_last_txnid
-        }
+        } ?? nil
     }
 
     /// Runs `body`, which reads the map outside a transaction (`mdb_env_info` and `mdb_env_stat`
@@ -432,7 +487,7 @@ final class LMDBEnvironment: Sendable {
     /// Takes on the larger map another process has set (after `MDB_MAP_RESIZED`). It maps the
     /// file again even when the size is unchanged.
     func adoptMapSize() throws(DefaultsError) {
-        let rc = gate.exclusive { _ in mdb_env_set_mapsize(handle.pointer, 0) }
+        let rc = gate.exclusive { _ in handle.pointer.map { mdb_env_set_mapsize($0, 0) } ?? MDB_BAD_TXN }
         guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "adopt the new map size", path: path) }
     }
@@ -451,13 +506,14 @@ final class LMDBEnvironment: Sendable {
             let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
             let wanted = max(overflow ? Int.max : doubled, current.addingClamped(size.multipliedClamped(by: 2)))
             let target = min(Self.rounded(wanted, to: Int(getpagesize())), maximumMapSize)
-            return mdb_env_set_mapsize(handle.pointer, target)
+            guard let environment = handle.pointer else { throw notReopenedError }
+            return mdb_env_set_mapsize(environment, target)
         }
         guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "grow the map", path: path) }
     }
 
-    private static func rounded(_ size: Int, to pageSize: Int) -> Int {
+    static func rounded(_ size: Int, to pageSize: Int) -> Int {
         let size = max(size, pageSize)
         let remainder = size % pageSize
         return remainder == 0 ? size : size.addingClamped(pageSize - remainder) / pageSize * pageSize

@@ -47,15 +47,18 @@ final class SQLiteConnection {
         let rollback: SQLiteStatement
     }
 
-    /// Opens the store at `path`, creating it (owner-only) if it does not exist.
-    init(path: String, synchronous: StaticString, busyTimeout: Duration) throws(DefaultsError) {
+    /// Opens the store at `path`, creating it (owner-only) if it does not exist and `creating`.
+    init(path: String, synchronous: StaticString, busyTimeout: Duration, creating: Bool = true) throws(DefaultsError) {
         // Connections are used from many threads (one at a time), which needs SQLite's own locks.
         guard sqlite3_threadsafe() != 0 else {
             throw DefaultsError(
                 .unsupported, "The system's SQLite library was built without thread support.",
                 backend: SQLiteProvider.backend, path: path)
         }
-        (self.path, fileID) = try SQLiteStoreFile.prepare(path)
+        (self.path, fileID) = try SQLiteStoreFile.prepare(path, creating: creating)
+        // Before SQLite reads the -wal: it must be this file's (a replaced file's is set aside).
+        try SQLiteSidecars.claim(
+            path: self.path, file: fileID, counter: SQLiteSharedFile.counter(forStore: self.path), busyTimeout: busyTimeout)
         busyWait = .allocate(capacity: 1)
         busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout))
         // From here on deinit runs if the initializer throws, and closes what was opened.
@@ -85,6 +88,30 @@ final class SQLiteConnection {
 
     /// Whether the connection is open (not closed).
     var isOpen: Bool { db != nil }
+
+    /// When the path was last checked for naming this connection's file (``checkFile(now:)``), in
+    /// nanoseconds of a coarse monotonic clock.
+    private var fileCheckedAt: UInt64 = 0
+    /// How often a read checks the path at most.
+    private static let readCheckInterval: UInt64 = 50_000_000
+
+    /// Whether the path still names the file this connection has open: checked by `stat` on every
+    /// write (`always`), at most every 50 ms on reads. Throws `notFound` when nothing is there
+    /// any more (the store was deleted or moved away: writing on would lose the writes).
+    func namesThisFile(always: Bool) throws(DefaultsError) -> Bool {
+        if !always {
+            let now = CoarseClock.nanoseconds
+            guard now &- fileCheckedAt >= Self.readCheckInterval else { return true }
+            fileCheckedAt = now
+        }
+        guard let current = SQLiteStoreFile.identity(atPath: path) else {
+            throw DefaultsError(
+                .notFound,
+                "The store file was deleted or moved away while the store was open; put it back, or open the store again to create a new one.",
+                backend: SQLiteProvider.backend, path: path)
+        }
+        return current == fileID
+    }
 
     /// Finalizes the statements and closes the connection; later calls fail with `.closed`.
     func close() {

@@ -25,14 +25,31 @@ final class SQLiteSharedFile: Sendable {
 
     private struct Member: Sendable {
         weak var broadcaster: ChangeBroadcaster?
+        /// Closes the instance's connection unless a call is using it; returns whether it is
+        /// closed (see ``retire()``).
+        var closeIfIdle: @Sendable () -> Bool
     }
 
     private struct Entry: Sendable {
         weak var file: SQLiteSharedFile?
     }
 
+    private struct WeakCounter: Sendable {
+        weak var counter: SharedChangeCounter?
+    }
+
     /// The files open in this process.
     private static let open = Mutex<[FileID: Entry]>([:])
+    /// The change counters of the stores open in this process, by the store's path: one per path,
+    /// kept across a replacement of the store file, so that the caches registered with it stay.
+    private static let counters = Mutex<[String: WeakCounter]>([:])
+
+    /// The store file's absolute path.
+    let path: String
+    let id: FileID
+    /// Set once the file under the path is no longer this one: every instance on it opens the
+    /// path again before its next call.
+    private let replacedFlag = Atomic<Bool>(false)
 
     /// The instances' broadcasters, by identity.
     private let members = Mutex<[ObjectIdentifier: Member]>([:])
@@ -48,8 +65,22 @@ final class SQLiteSharedFile: Sendable {
     /// through which caches in front of its instances stay coherent with other processes.
     let changeCounter: SharedChangeCounter
 
-    private init(changeCounter: SharedChangeCounter) {
+    private init(id: FileID, path: String, changeCounter: SharedChangeCounter) {
+        self.id = id
+        self.path = path
         self.changeCounter = changeCounter
+    }
+
+    /// The change counter of the store at `path` (its file `<path>-counter`), shared by every
+    /// file opened at that path in this process.
+    static func counter(forStore path: String) throws(DefaultsError) -> SharedChangeCounter {
+        try counters.withLock { counters throws(DefaultsError) in
+            if let counter = counters[path]?.counter { return counter }
+            counters = counters.filter { $0.value.counter != nil }
+            let counter = try SharedChangeCounter(file: path + "-counter", backend: SQLiteProvider.backend, likeFile: path)
+            counters[path] = WeakCounter(counter: counter)
+            return counter
+        }
     }
 
     /// Whether a connection of this process has the file `id` open.
@@ -57,19 +88,59 @@ final class SQLiteSharedFile: Sendable {
         open.withLock { $0[id]?.file != nil }
     }
 
-    /// The shared state of the file `id` at `path`, with `broadcaster` (one instance's) added to it.
-    static func join(_ id: FileID, path: String, broadcaster: ChangeBroadcaster) throws(DefaultsError) -> SQLiteSharedFile {
-        let file = try open.withLock { open throws(DefaultsError) in
-            if let file = open[id]?.file { return file }
+    /// The shared state of the file `id` at `path`, with one instance (its `broadcaster`, and how
+    /// to close its connection for a replacement) added to it.
+    static func join(
+        _ id: FileID, path: String, broadcaster: ChangeBroadcaster, closeIfIdle: @escaping @Sendable () -> Bool
+    ) throws(DefaultsError) -> SQLiteSharedFile {
+        let counter = try counter(forStore: path)
+        let file = open.withLock { open in
+            if let file = open[id]?.file, !file.isReplaced { return file }
             open = open.filter { $0.value.file != nil }
-            let counter = try SharedChangeCounter(file: path + "-counter", backend: SQLiteProvider.backend, likeFile: path)
-            let file = SQLiteSharedFile(changeCounter: counter)
+            let file = SQLiteSharedFile(id: id, path: path, changeCounter: counter)
             counter.onCatchUp { [weak file] in file?.catchUpWithOtherProcesses() ?? false }
             open[id] = Entry(file: file)
             return file
         }
-        file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster) }
+        file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster, closeIfIdle: closeIfIdle) }
         return file
+    }
+
+    // MARK: Replacement
+
+    /// Whether the file under the path is no longer this one (see ``retire()``).
+    var isReplaced: Bool { replacedFlag.load(ordering: .acquiring) }
+
+    /// Gives up this file, which is no longer the one under its path: marks it replaced (each
+    /// instance opens the path again before its next call), stops the watch (which closes its
+    /// connection), closes the instances' connections that no call is using, and makes the caches
+    /// forget everything. Once this process's last connection to the file closes, SQLite copies
+    /// its log into it and removes the log beside the path, where the new file can start afresh.
+    /// Returns whether every connection to it is closed.
+    @discardableResult
+    func retire() -> Bool {
+        replacedFlag.store(true, ordering: .releasing)
+        watcher.withLock { watcher in
+            watcher?.stop()
+            watcher = nil
+        }
+        changeCounter.invalidateAll()
+        return members.withLock { Array($0.values) }.allSatisfy { $0.closeIfIdle() }
+    }
+
+    /// Retires every file open in this process at `path` other than `id`; returns whether they
+    /// have no open connection left.
+    static func retireOthers(atPath path: String, keeping id: FileID) -> Bool {
+        let others = open.withLock { open in open.values.compactMap(\.file).filter { $0.path == path && $0.id != id } }
+        return others.allSatisfy { $0.retire() }
+    }
+
+    /// Retires this file if the path names another file now (or none); returns whether it did.
+    /// Called by the watch, which wakes when the file is replaced.
+    private func retireIfReplaced() -> Bool {
+        guard SQLiteStoreFile.identity(atPath: path) != id else { return false }
+        retire()
+        return true
     }
 
     /// Removes an instance's broadcaster, when the instance is closed or goes away; the watch
@@ -112,6 +183,7 @@ final class SQLiteSharedFile: Sendable {
     /// Renews the lease if it is due, then reads the change log after the position and reports
     /// what other processes changed.
     private func readOtherProcessesCommits() {
+        guard !retireIfReplaced() else { return }
         if readChangeLog().queued { deliverPending() }
     }
 

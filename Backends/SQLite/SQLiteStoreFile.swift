@@ -14,7 +14,7 @@ enum SQLiteStoreFile {
     /// Checks `path` and returns it as an absolute path, with the file's identity; creates an empty
     /// file with mode 0600 if none exists. SQLite gives the `-wal` and `-shm` files it creates the
     /// mode of the store file, so those are owner-only too.
-    static func prepare(_ path: String) throws(DefaultsError) -> (path: String, id: SQLiteSharedFile.FileID) {
+    static func prepare(_ path: String, creating: Bool = true) throws(DefaultsError) -> (path: String, id: SQLiteSharedFile.FileID) {
         guard !path.isEmpty else {
             throw DefaultsError(.invalidConfiguration, "The store path is empty.", backend: SQLiteProvider.backend)
         }
@@ -40,7 +40,7 @@ enum SQLiteStoreFile {
             if info.st_size > 0, !SQLiteSharedFile.isOpen(identity(info)) { try checkHeader(absolute) }
             return (absolute, identity(info))
         }
-        guard errno == ENOENT else { throw failure(errno, "The store file cannot be examined", path: absolute) }
+        guard errno == ENOENT, creating else { throw failure(errno, "The store file cannot be examined", path: absolute) }
         try checkNoOrphanedLog(absolute)
         let descriptor = open(absolute, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
@@ -92,6 +92,13 @@ enum SQLiteStoreFile {
                 "The file is not an SQLite database: its header is missing or damaged. It was left as it is.",
                 backend: SQLiteProvider.backend, path: path)
         }
+    }
+
+    /// The identity of the file at `path` now, or `nil` if there is none.
+    static func identity(atPath path: String) -> SQLiteSharedFile.FileID? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return identity(info)
     }
 
     private static func identity(_ info: stat) -> SQLiteSharedFile.FileID {

@@ -76,7 +76,7 @@ import Darwin
             var info = stat()
             #expect(lstat(directory.path("counter"), &info) == 0)
             #expect(info.st_mode & 0o777 == 0o640)
-            #expect(info.st_size == 8)
+            #expect(info.st_size == 24)
             #expect(first.isCurrent && second.isCurrent)
             first.committed()
             #expect(first.isCurrent, "its own commit")
@@ -93,6 +93,28 @@ import Darwin
             #expect(caughtUp.load(ordering: .relaxed) == 1)
             // No temporary file is left behind.
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["counter", "store"])
+        }
+    }
+
+    /// The store identity recorded in the counter file holds for that counter file only: a copy
+    /// (moved or copied with the store) records nothing, so the files copied with it are taken as
+    /// the store's own; in place, a recorded identity is replaced only from the expected one.
+    @Test func theRecordedStoreIdentityBelongsToTheCounterFileThatRecordedIt() throws {
+        try withTemporaryDirectory { directory in
+            let counter = try SharedChangeCounter(file: directory.path("counter"), backend: "Test", likeFile: directory.path("store"))
+            #expect(counter.storeIdentity == 0)
+            #expect(counter.recordStoreIdentity(7, replacing: 0))
+            #expect(counter.storeIdentity == 7)
+            #expect(!counter.recordStoreIdentity(9, replacing: 8))
+            #expect(counter.recordStoreIdentity(9, replacing: 7))
+            let again = try SharedChangeCounter(file: directory.path("counter"), backend: "Test", likeFile: directory.path("store"))
+            #expect(again.storeIdentity == 9)
+            try FileManager.default.copyItem(atPath: directory.path("counter"), toPath: directory.path("copy"))
+            let copy = try SharedChangeCounter(file: directory.path("copy"), backend: "Test", likeFile: directory.path("store"))
+            #expect(copy.storeIdentity == 0)
+            #expect(copy.recordStoreIdentity(11, replacing: 0))
+            #expect(copy.storeIdentity == 11)
+            #expect(counter.storeIdentity == 9)
         }
     }
 

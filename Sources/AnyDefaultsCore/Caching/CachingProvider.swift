@@ -37,8 +37,10 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
 
     private let core: Core
     private let subscription: DefaultsObservation
-    /// The upstream's count of every process's commits, if it offers one.
+    /// The upstream's count of every process's commits, if it offers one, and what a read checks
+    /// of it (kept apart, so that the check costs no reference counting).
     private let counter: SharedChangeCounter?
+    private let probe: SharedChangeCounter.Probe?
     /// This cache's registration with `counter`, which tells it synchronously what changed.
     private let coherence: DefaultsObservation?
 
@@ -63,6 +65,7 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         // Registered before observing: observing may start the upstream's watch for other
         // processes' changes, which reports through the registration from then on.
         counter = upstream.sharedChangeCounter
+        probe = counter?.probe
         coherence = counter?.register(
             upstream: upstream as AnyObject,
             invalidate: { [weak core] keys in core?.state.withLock { state in for key in keys { state.invalidate(key) } } },
@@ -90,7 +93,7 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     /// answers or skips anything (see "Other processes" above).
     @inline(__always)
     private func catchUpWithOtherProcesses() {
-        if let counter, !counter.isCurrent { counter.synchronize() }
+        if let probe, !probe.isCurrent { counter?.synchronize() }
     }
 
     // MARK: Reads

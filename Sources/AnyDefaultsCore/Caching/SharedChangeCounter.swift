@@ -34,16 +34,16 @@ import Synchronization
 /// counter.committed()
 /// ```
 ///
-/// The file holds one 64-bit number and is never written otherwise. It is created beside the
+/// The file holds two 64-bit numbers: the count, and the identity of the store file the files
+/// beside the store belong to (``storeIdentity``). It is created beside the
 /// store with the store file's owner and mode, and never through a symbolic link. Where it cannot
 /// be created or mapped (a read-only directory, a full disk), ``isCurrent`` is always false: every
 /// cached read then catches up first, which is correct but costs a read of the store.
 public final class SharedChangeCounter: Sendable {
-    /// The mapped count, or `nil` when there is no file.
-    @usableFromInline let shared: MappedCount?
-    /// The shared count up to which every other process's commit has been reported to the caches
-    /// (or was this process's own).
-    @usableFromInline let accounted = Atomic<UInt64>(0)
+    /// What a read checks: the mapped count and the count accounted for.
+    public let probe: Probe
+    /// The mapped file, or `nil` when there is none.
+    private let mapping: MappedWords?
     private let catchUp = Mutex<(@Sendable () -> Bool)?>(nil)
     /// One catch-up at a time: readers that find the count moved wait for the one under way.
     private let catchingUp = Mutex(())
@@ -55,6 +55,27 @@ public final class SharedChangeCounter: Sendable {
         var invalidateAll: @Sendable () -> Void
     }
 
+    /// The two words a cached read compares, held by the cache so that the comparison costs two
+    /// loads and nothing else (no reference counting, no call).
+    ///
+    /// `@unchecked Sendable`: the memory is only ever read and written through atomic operations,
+    /// and stays valid while the counter lives (a cache keeps the counter with its probe).
+    public struct Probe: @unchecked Sendable {
+        /// The shared count, in the mapped file; `nil` when there is no file.
+        @usableFromInline let shared: UnsafeMutablePointer<Atomic<UInt64>>?
+        /// The shared count up to which every other process's commit has been reported to the
+        /// caches (or was this process's own).
+        @usableFromInline let accounted: UnsafeMutablePointer<Atomic<UInt64>>
+
+        /// Whether no other process committed since this process last caught up: one atomic
+        /// load of the shared count, compared with the count accounted for.
+        @inlinable
+        public var isCurrent: Bool {
+            guard let shared else { return false }
+            return shared.pointee.load(ordering: .acquiring) == accounted.pointee.load(ordering: .acquiring)
+        }
+    }
+
     /// Opens (or creates) the counter file at `file`, beside the store file `likeFile` whose owner
     /// and mode a new counter file takes.
     ///
@@ -62,12 +83,16 @@ public final class SharedChangeCounter: Sendable {
     ///   not a regular file owned by the store's owner: a file planted there must not be written.
     ///   A counter that cannot be created or mapped for other reasons is no error (see above).
     public init(file: String, backend: String, likeFile: String) throws(DefaultsError) {
-        shared = try MappedCount(path: file, like: likeFile, backend: backend)
-        if let shared { accounted.store(shared.load(), ordering: .releasing) }
+        mapping = try MappedWords(path: file, like: likeFile, backend: backend)
+        let accounted = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: 1)
+        accounted.initialize(to: Atomic(mapping?.count.pointee.load(ordering: .acquiring) ?? 0))
+        probe = Probe(shared: mapping?.count, accounted: accounted)
     }
 
     deinit {
-        shared?.unmap()
+        mapping?.unmap()
+        probe.accounted.deinitialize(count: 1)
+        probe.accounted.deallocate()
     }
 
     /// Sets the function that catches up with every commit made so far (see above); until it is
@@ -76,21 +101,16 @@ public final class SharedChangeCounter: Sendable {
         catchUp.withLock { $0 = body }
     }
 
-    /// Whether no other process committed since this process last caught up: one atomic load of
-    /// the shared count, compared with the count accounted for.
-    @inlinable
-    public var isCurrent: Bool {
-        guard let shared else { return false }
-        return shared.load() == accounted.load(ordering: .acquiring)
-    }
+    /// Whether no other process committed since this process last caught up (``Probe/isCurrent``).
+    public var isCurrent: Bool { probe.isCurrent }
 
     /// Catches up with every commit made so far by any process (see `catchUp`), unless another
     /// thread did meanwhile. If catching up fails, every registered cache forgets everything.
     public func synchronize() {
         catchingUp.withLock { _ in
             // Read first: every commit counted by now is visible to the catch-up below.
-            let stamp = shared?.load() ?? 0
-            if shared != nil, stamp == accounted.load(ordering: .acquiring) { return }
+            let stamp = mapping?.count.pointee.load(ordering: .acquiring) ?? 0
+            if mapping != nil, stamp == accounted.pointee.load(ordering: .acquiring) { return }
             if !(catchUp.withLock({ $0 })?() ?? false) { invalidateAll() }
             advance(to: stamp)
         }
@@ -99,10 +119,10 @@ public final class SharedChangeCounter: Sendable {
     /// Counts one commit of this process. Call it after the commit, before the write returns,
     /// under the lock that orders the provider's commits.
     public func committed() {
-        guard let shared else { return }
-        let now = shared.increment()
+        guard let mapping, mapping.writable else { return }
+        let now = mapping.count.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         // Nothing else counted since this process's last accounting: the commit is its own.
-        _ = accounted.compareExchange(expected: now &- 1, desired: now, ordering: .acquiringAndReleasing)
+        _ = accounted.pointee.compareExchange(expected: now &- 1, desired: now, ordering: .acquiringAndReleasing)
     }
 
     /// Makes every registered cache forget `keys`, except the caches in front of `origin` (the
@@ -143,34 +163,74 @@ public final class SharedChangeCounter: Sendable {
         }
     }
 
+    private var accounted: UnsafeMutablePointer<Atomic<UInt64>> { probe.accounted }
+
+    /// The identity of the store file that the store's files beside it (a write-ahead log, a lock
+    /// file) were last used with, as a backend recorded it with ``recordStoreIdentity(_:replacing:)``;
+    /// 0 if none was recorded, `nil` where there is no counter file. A backend compares it with the
+    /// store file it opens: when they differ, the store file was replaced (a backup renamed over
+    /// it), and what is beside it belongs to the file that was there before.
+    public var storeIdentity: UInt64? {
+        guard let mapping else { return nil }
+        guard mapping.recordedBy.pointee.load(ordering: .acquiring) == mapping.ownIdentity else { return 0 }
+        return mapping.identity.pointee.load(ordering: .acquiring)
+    }
+
+    /// Records `identity` as the store file's, if the recorded one is still `expected`; returns
+    /// whether it did (or there is no counter file to record it in).
+    @discardableResult
+    public func recordStoreIdentity(_ identity: UInt64, replacing expected: UInt64) -> Bool {
+        guard let mapping, mapping.writable else { return true }
+        if mapping.recordedBy.pointee.load(ordering: .acquiring) != mapping.ownIdentity {
+            // Copied or moved with the store: what it recorded was another file's. Every process
+            // writes the same two values here, so plain stores do.
+            guard expected == 0 else { return false }
+            mapping.identity.pointee.store(identity, ordering: .releasing)
+            mapping.recordedBy.pointee.store(mapping.ownIdentity, ordering: .releasing)
+            return true
+        }
+        return mapping.identity.pointee.compareExchange(expected: expected, desired: identity, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// A store file's identity as ``storeIdentity`` records it: its device and inode, mixed into
+    /// one number that is never 0.
+    public static func identity(device: UInt64, inode: UInt64) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for word in [device, inode] {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                hash = (hash ^ (word >> UInt64(shift) & 0xFF)) &* 0x0000_0100_0000_01B3
+            }
+        }
+        return hash == 0 ? 1 : hash
+    }
+
     private func advance(to stamp: UInt64) {
-        var current = accounted.load(ordering: .acquiring)
+        var current = accounted.pointee.load(ordering: .acquiring)
         // Counts only grow (wrapping after 2^64 commits, which no store reaches).
         while stamp &- current < UInt64.max / 2, stamp != current {
-            let (exchanged, original) = accounted.compareExchange(expected: current, desired: stamp, ordering: .acquiringAndReleasing)
+            let (exchanged, original) = accounted.pointee.compareExchange(expected: current, desired: stamp, ordering: .acquiringAndReleasing)
             if exchanged { return }
             current = original
         }
     }
 }
 
-/// The 64-bit count in a counter file, mapped shared.
+/// The counter file's 64-bit words, mapped shared: the count; the identity of the store file the
+/// files beside the store belong to; and the identity of the counter file that recorded it (a
+/// counter file copied or moved with the store is a new file, whose record says nothing).
 ///
 /// `@unchecked Sendable`: the mapped memory is only ever read and written through atomic
-/// operations, and it stays mapped until this value's owner, the counter, is deinitialized.
-@usableFromInline
-struct MappedCount: @unchecked Sendable {
-    @usableFromInline let pointer: UnsafeMutablePointer<Atomic<UInt64>>
+/// operations, and it stays mapped until its owner, the counter, is deinitialized.
+struct MappedWords: @unchecked Sendable {
+    static let size = 24
+    let count: UnsafeMutablePointer<Atomic<UInt64>>
+    let identity: UnsafeMutablePointer<Atomic<UInt64>>
+    let recordedBy: UnsafeMutablePointer<Atomic<UInt64>>
+    /// This counter file's own identity.
+    let ownIdentity: UInt64
     let writable: Bool
 
-    @inlinable
-    func load() -> UInt64 { pointer.pointee.load(ordering: .acquiring) }
-
-    func increment() -> UInt64 {
-        pointer.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
-    }
-
-    /// Maps the counter file at `path`, creating it (8 zero bytes, the owner and mode of `like`)
+    /// Maps the counter file at `path`, creating it (zero words, the owner and mode of `like`)
     /// if it is missing; `nil` where it can be neither created nor opened.
     init?(path: String, like: String, backend: String) throws(DefaultsError) {
         var descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
@@ -198,15 +258,19 @@ struct MappedCount: @unchecked Sendable {
                 .permissionDenied, "The store's counter file is not a regular file of the store's owner; remove it.",
                 backend: backend, path: path)
         }
-        guard info.st_size >= 8 else { return nil }
+        guard info.st_size >= Self.size else { return nil }
         let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
-        guard let address = mmap(nil, 8, protection, MAP_SHARED, descriptor, 0), address != MAP_FAILED else { return nil }
-        pointer = address.assumingMemoryBound(to: Atomic<UInt64>.self)
+        guard let address = mmap(nil, Self.size, protection, MAP_SHARED, descriptor, 0), address != MAP_FAILED else { return nil }
+        count = address.assumingMemoryBound(to: Atomic<UInt64>.self)
+        identity = count + 1
+        recordedBy = count + 2
+        ownIdentity = SharedChangeCounter.identity(
+            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
         self.writable = writable
     }
 
-    /// Creates the file with its 8 bytes in place before it appears under its name (written to a
-    /// temporary file, then linked), so that no process maps a file shorter than the count.
+    /// Creates the file with its bytes in place before it appears under its name (written to a
+    /// temporary file, then linked), so that no process maps a file shorter than its words.
     private static func create(_ path: String, like: String) {
         var store = stat()
         let hasStore = stat(like, &store) == 0
@@ -215,18 +279,18 @@ struct MappedCount: @unchecked Sendable {
         let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard descriptor >= 0 else { return }
         defer { unlink(temporary) }
-        var zero: UInt64 = 0
-        let written = withUnsafeBytes(of: &zero) { write(descriptor, $0.baseAddress, 8) }
+        let zeros = [UInt8](repeating: 0, count: size)
+        let written = zeros.withUnsafeBytes { write(descriptor, $0.baseAddress, size) }
         // The mode asked for, whatever the umask; the store's owner when root creates it.
         _ = fchmod(descriptor, mode)
         if hasStore, geteuid() == 0 { _ = fchown(descriptor, store.st_uid, store.st_gid) }
         close(descriptor)
-        guard written == 8 else { return }
+        guard written == size else { return }
         _ = link(temporary, path)
     }
 
-    /// Unmaps the count.
+    /// Unmaps the words.
     func unmap() {
-        munmap(UnsafeMutableRawPointer(pointer), 8)
+        munmap(UnsafeMutableRawPointer(count), Self.size)
     }
 }

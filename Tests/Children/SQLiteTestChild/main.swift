@@ -5,6 +5,9 @@
 //   batch <path> <prefix> <count>   the same in batches of 10, observed (so each is a transaction
 //                                   that also reads the old values)
 //   read <path> <key>               prints the value stored under key, or "nil"
+//   serve <path>                    opens the store behind a cache (so it watches the store),
+//                                   prints "ready", then for each line "key=<int>" read from
+//                                   standard input sets it and prints "ok" (or "error <code>")
 //   crash <path> <prefix> <count>   sets "<prefix>.<i>" to .int(i) for i in 0..<count in one batch,
 //                                   then dies by SIGKILL: the commit stays in the -wal, not
 //                                   checkpointed into the store file
@@ -51,6 +54,21 @@ do {
         let store = try SQLiteProvider(path: path)
         try store.apply((0..<count).map { .set("\(arguments[2]).\($0)", .int(Int64($0))) })
         kill(getpid(), SIGKILL)
+    case "serve":
+        let store = try SQLiteProvider(path: path).cached()
+        // Unbuffered: the parent waits for each line.
+        func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        say("ready")
+        while let line = readLine() {
+            let parts = line.split(separator: "=")
+            guard parts.count == 2, let value = Int64(parts[1]) else { fail("bad line \(line)") }
+            do throws(DefaultsError) {
+                try store.setValue(.int(value), forKey: String(parts[0]))
+                say("ok")
+            } catch {
+                say("error \(error.code) \(error)")
+            }
+        }
     case "read":
         guard arguments.count == 3 else { fail("usage: read <path> <key>") }
         let value = try SQLiteProvider(path: path).value(forKey: arguments[2])

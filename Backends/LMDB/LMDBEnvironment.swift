@@ -43,6 +43,8 @@ final class LMDBEnvironment: Sendable {
     let maximumMapSize: Int
     /// The options of the provider that opened it, for opening the data file again.
     let options: LMDBProvider.Options
+    /// Taken around every write transaction, so that waiting for another process's is bounded.
+    let writeLock: LMDBWriteLock
     /// When a read last checked that the data file is still the one open
     /// (``checkDataFile(always:)``), in ``AnyDefaultsCore/CoarseClock`` nanoseconds.
     let dataFileCheckedAt = Atomic<UInt64>(0)
@@ -86,7 +88,14 @@ final class LMDBEnvironment: Sendable {
         writer = Mutex(WriterState(syncIsOff: options.durability == .noSync))
         changeCounter = try SharedChangeCounter(
             file: path + "/counter", backend: LMDBProvider.backend, likeFile: path + "/data.mdb")
-        let opened = try Self.openEnvironment(path: path, options: options, maximumMapSize: maximumMapSize, counter: changeCounter)
+        writeLock = try LMDBWriteLock(directory: path)
+        let opened: (pointer: OpaquePointer, dbi: MDB_dbi, dataFile: UInt64)
+        do throws(DefaultsError) {
+            opened = try Self.openEnvironment(path: path, options: options, maximumMapSize: maximumMapSize, counter: changeCounter)
+        } catch {
+            writeLock.closeDirectory()
+            throw error
+        }
         handle = LMDBEnvironmentHandle(pointer: opened.pointer, dataFile: opened.dataFile)
         dbi = opened.dbi
         changeCounter.onCatchUp { [weak self] in self?.catchUpWithOtherProcesses() ?? false }
@@ -162,6 +171,7 @@ final class LMDBEnvironment: Sendable {
             for transaction in pooled { mdb_txn_abort(transaction) }
             if let pointer = handle.pointer { mdb_env_close(pointer) }
             handle.pointer = nil
+            writeLock.closeDirectory()
         }
     }
 
@@ -374,6 +384,9 @@ final class LMDBEnvironment: Sendable {
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
         while true {
+            // Outside the gate: waiting here must not hold up a resize.
+            try writeLock.acquire(timeout: options.lockTimeout)
+            defer { writeLock.release() }
             try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
             var pointer: OpaquePointer?
             guard let environment = handle.pointer else {

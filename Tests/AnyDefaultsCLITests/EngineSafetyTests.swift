@@ -57,4 +57,32 @@ import TestSupport
             #expect(try cli.contents(of: store) == ["restored": .string("yes"), "count": .int(3)])
         }
     }
+
+    /// A writer stopped (SIGSTOP) while it holds the store's write lock: `write` from another
+    /// process fails with busy (75) after the backend's timeout (5 s) instead of waiting forever,
+    /// and `read` is not held up at all.
+    @Test(arguments: ["sqlite", "lmdb"])
+    func aWriterStoppedHoldingTheWriteLockMakesOtherWritesBusyNotStuck(scheme: String) throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let location = scheme == "sqlite" ? cli.path("store.sqlite") : cli.path("store")
+            let store = scheme + ":" + location
+            try cli.succeed(["--store", store, "write", "before", "1", "--type", "int"])
+            let child = scheme == "sqlite" ? "SQLiteTestChild" : "LMDBTestChild"
+            let holder = try #require(
+                try StoppedWriter(child, location: location) { StoppedWriter.holdsWriteLock(scheme: scheme, location: location) })
+            defer { holder.end() }
+
+            let started = ContinuousClock.now
+            let writer = try cli.start(["--store", store, "write", "after", "2", "--type", "int"])
+            let errors = writer.finish(timeout: .seconds(30))
+            #expect(writer.process.terminationReason == .exit, "still waiting after 30 s: killed")
+            #expect(writer.process.terminationStatus == 75, "\(errors)")
+            #expect(ContinuousClock.now - started < .seconds(20))
+            let reader = try cli.start(["--store", store, "read", "before"])
+            _ = reader.finish(timeout: .seconds(30))
+            #expect(reader.process.terminationStatus == 0)
+            #expect(reader.lines == ["1"])
+        }
+    }
 }

@@ -5,6 +5,8 @@
 //   LMDBTestChild open <path> [--as-nobody]         open the store and report the outcome
 //   LMDBTestChild crash <path> <key> <value>        set <key> = .string(<value>) with .noSync, then
 //                                                   die by SIGKILL without closing anything
+//   LMDBTestChild hold <path>                       commit batches of 64 MiB in a loop until killed
+//                                                   (for a test to stop it while it holds the write lock)
 //   LMDBTestChild stress <path> <id> <generation>   observe the store (initial map 64 KiB) and, until
 //                                                   killed: two threads commit batches, one grows and
 //                                                   shrinks a blob, one reads (LMDBStressTests)
@@ -52,6 +54,12 @@ func run(_ arguments: [String]) throws(DefaultsError) {
         let store = try LMDBProvider(path: path, options: .init(durability: .noSync))
         try store.setValue(.string(arguments[3]), forKey: arguments[2])
         kill(getpid(), SIGKILL)
+    case "hold":
+        let store = try LMDBProvider(path: path, options: .init(maximumMapSize: 4 << 30, durability: .noSync))
+        say("ready")
+        for round in 0... {
+            try store.apply((0..<64).map { .set("hold.\($0)", .data(Data(repeating: UInt8(truncatingIfNeeded: round), count: 1 << 20))) })
+        }
     case "stress":
         guard arguments.count == 4, let id = Int(arguments[2]), let generation = Int64(arguments[3]) else {
             fail("usage: stress <path> <id> <generation>")

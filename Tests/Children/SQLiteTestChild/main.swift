@@ -5,6 +5,8 @@
 //   batch <path> <prefix> <count>   the same in batches of 10, observed (so each is a transaction
 //                                   that also reads the old values)
 //   read <path> <key>               prints the value stored under key, or "nil"
+//   hold <path>                     prints "ready", then commits batches of 64 MiB in a loop until
+//                                   killed (for a test to stop it while it holds the write lock)
 //   serve <path>                    opens the store behind a cache (so it watches the store),
 //                                   prints "ready", then for each line "key=<int>" read from
 //                                   standard input sets it and prints "ok" (or "error <code>")
@@ -54,6 +56,12 @@ do {
         let store = try SQLiteProvider(path: path)
         try store.apply((0..<count).map { .set("\(arguments[2]).\($0)", .int(Int64($0))) })
         kill(getpid(), SIGKILL)
+    case "hold":
+        let store = try SQLiteProvider(path: path)
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        for round in 0... {
+            try store.apply((0..<64).map { .set("hold.\($0)", .data(Data(repeating: UInt8(truncatingIfNeeded: round), count: 1 << 20))) })
+        }
     case "serve":
         let store = try SQLiteProvider(path: path).cached()
         // Unbuffered: the parent waits for each line.

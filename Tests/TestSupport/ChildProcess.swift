@@ -104,6 +104,26 @@ public enum ChildProcess {
         }
     }
 
+    /// Runs the system program at `path` (`/bin/mount`) to its end and returns its status and
+    /// output.
+    public static func runSystem(_ path: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self), wasSignaled: process.terminationReason == .uncaughtSignal)
+    }
+
     /// Runs `name` to its end and returns its status and output.
     public static func run(
         _ name: String, _ arguments: [String], environment: [String: String]? = nil

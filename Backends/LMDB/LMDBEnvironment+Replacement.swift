@@ -67,16 +67,23 @@ extension LMDBEnvironment {
     }
 
     /// Checks that the data file under the path is still the one open, and opens it again if it
-    /// was replaced: on every write (`always`), at most every 50 ms on reads. Throws `notFound`
-    /// when there is none any more (deleted or moved away: writing on would lose the writes).
+    /// was replaced: on every write (`always`) by the open file's link count (a file renamed over
+    /// or deleted has none left, and `fstat` costs much less than looking the path up), and by
+    /// looking the path up at most every 50 ms (which also finds a replaced file that another hard
+    /// link keeps), on reads too. Throws `notFound` when there is none any more (deleted or moved
+    /// away: writing on would lose the writes).
     @inline(__always)
     func checkDataFile(always: Bool) throws(DefaultsError) {
-        if !always {
-            let now = CoarseClock.nanoseconds
-            guard now &- dataFileCheckedAt.load(ordering: .relaxed) >= Self.readCheckInterval else { return }
+        let now = CoarseClock.nanoseconds
+        if now &- dataFileCheckedAt.load(ordering: .relaxed) >= Self.readCheckInterval {
             dataFileCheckedAt.store(now, ordering: .relaxed)
+        } else {
+            guard always else { return }
+            var info = stat()
+            let descriptor = handle.dataDescriptor.load(ordering: .acquiring)
+            guard descriptor < 0 || fstat(descriptor, &info) != 0 || info.st_nlink == 0 else { return }
         }
-        let current = Self.identity(atPath: path + "/data.mdb")
+        let current = Self.identity(atPath: dataFilePath)
         guard current != handle.dataFile.load(ordering: .acquiring) else { return }
         guard current != 0 else {
             throw DefaultsError(
@@ -101,10 +108,15 @@ extension LMDBEnvironment {
                 if let pointer = handle.pointer { mdb_env_close(pointer) }
                 handle.pointer = nil
                 handle.dataFile.store(0, ordering: .releasing)
+                handle.dataDescriptor.store(-1, ordering: .releasing)
                 do throws(DefaultsError) {
                     let opened = try Self.openEnvironment(path: path, options: options, maximumMapSize: maximumMapSize, counter: changeCounter)
                     handle.pointer = opened.pointer
                     handle.dataFile.store(opened.dataFile, ordering: .releasing)
+                    var descriptor: mdb_filehandle_t = -1
+                    if mdb_env_get_fd(opened.pointer, &descriptor) == MDB_SUCCESS {
+                        handle.dataDescriptor.store(descriptor, ordering: .releasing)
+                    }
                     return .success(())
                 } catch {
                     return .failure(error)

@@ -25,10 +25,14 @@ final class LMDBEnvironmentHandle: @unchecked Sendable {
     var pointer: OpaquePointer?
     /// ``AnyDefaultsCore/SharedChangeCounter/identity(device:inode:)`` of the data file open.
     let dataFile = Atomic<UInt64>(0)
+    /// LMDB's descriptor of the data file open (-1 while none is).
+    let dataDescriptor = Atomic<Int32>(-1)
 
     init(pointer: OpaquePointer, dataFile: UInt64) {
         self.pointer = pointer
         self.dataFile.store(dataFile, ordering: .releasing)
+        var descriptor: mdb_filehandle_t = -1
+        if mdb_env_get_fd(pointer, &descriptor) == MDB_SUCCESS { dataDescriptor.store(descriptor, ordering: .releasing) }
     }
 }
 
@@ -37,6 +41,8 @@ final class LMDBEnvironmentHandle: @unchecked Sendable {
 final class LMDBEnvironment: Sendable {
     /// The canonical path of the store's directory.
     let path: String
+    /// The path of its data file.
+    let dataFilePath: String
     let dbi: MDB_dbi
     let handle: LMDBEnvironmentHandle
     let gate = LMDBTransactionGate()
@@ -83,6 +89,7 @@ final class LMDBEnvironment: Sendable {
     /// AnyDefaults store that is whole, and marks a new one as such.
     init(path: String, options: LMDBProvider.Options) throws(DefaultsError) {
         self.path = path
+        dataFilePath = path + "/data.mdb"
         self.options = options
         maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: Int(getpagesize()))
         writer = Mutex(WriterState(syncIsOff: options.durability == .noSync))
@@ -171,6 +178,7 @@ final class LMDBEnvironment: Sendable {
             for transaction in pooled { mdb_txn_abort(transaction) }
             if let pointer = handle.pointer { mdb_env_close(pointer) }
             handle.pointer = nil
+            handle.dataDescriptor.store(-1, ordering: .releasing)
             writeLock.closeDirectory()
         }
     }
@@ -342,7 +350,7 @@ final class LMDBEnvironment: Sendable {
             }
             if !events.isEmpty {
                 changeCounter.committed()
-                changeCounter.invalidate(events.map(\.key), exceptCachesOf: provider)
+                changeCounter.invalidate(keysOf: events, exceptCachesOf: provider)
             }
             if logged { ChangeLog.ringDoorbell(path: path + "/data.mdb") }
             if let newLeaseFinding { state.leaseFinding = (transactionID, newLeaseFinding) }

@@ -254,7 +254,7 @@ final class SQLiteSharedFile: Sendable {
                 earlier.invalidate(in: changeCounter)
                 position = earlier.end
             }
-            changeCounter.invalidate(events.own.map(\.key), exceptCachesOf: provider)
+            changeCounter.invalidate(keysOf: events.own, exceptCachesOf: provider)
             let earlier = events.earlier?.events ?? []
             guard !earlier.isEmpty || !events.own.isEmpty else { return false }
             for listener in listeners {

@@ -48,6 +48,9 @@ public final class SharedChangeCounter: Sendable {
     /// One catch-up at a time: readers that find the count moved wait for the one under way.
     private let catchingUp = Mutex(())
     private let clients = Mutex<(next: Int, all: [Int: Client])>((0, [:]))
+    /// How many caches are registered: read without the lock, so that a write with no cache to
+    /// tell costs one load.
+    private let clientCount = Atomic<Int>(0)
 
     private struct Client {
         var upstream: ObjectIdentifier?
@@ -130,10 +133,23 @@ public final class SharedChangeCounter: Sendable {
     /// learns that keys changed, before it moves on; it returns once every cache forgot them.
     public func invalidate(_ keys: [String], exceptCachesOf origin: AnyObject? = nil) {
         guard !keys.isEmpty else { return }
+        invalidate(keys: { keys }, exceptCachesOf: origin)
+    }
+
+    /// ``invalidate(_:exceptCachesOf:)`` for the keys of `events`, which are gathered only if a
+    /// cache is registered.
+    public func invalidate(keysOf events: [DefaultsChangeEvent], exceptCachesOf origin: AnyObject? = nil) {
+        guard !events.isEmpty else { return }
+        invalidate(keys: { events.map(\.key) }, exceptCachesOf: origin)
+    }
+
+    private func invalidate(keys: () -> [String], exceptCachesOf origin: AnyObject?) {
+        guard clientCount.load(ordering: .acquiring) > 0 else { return }
         let skipped = origin.map(ObjectIdentifier.init)
-        for client in clients.withLock({ Array($0.all.values) }) where skipped == nil || client.upstream != skipped {
-            client.invalidate(keys)
-        }
+        let targets = clients.withLock { Array($0.all.values) }.filter { skipped == nil || $0.upstream != skipped }
+        guard !targets.isEmpty else { return }
+        let keys = keys()
+        for client in targets { client.invalidate(keys) }
     }
 
     /// Makes every registered cache forget everything.
@@ -143,7 +159,7 @@ public final class SharedChangeCounter: Sendable {
 
     /// Whether any cache is registered.
     public var hasCaches: Bool {
-        clients.withLock { !$0.all.isEmpty }
+        clientCount.load(ordering: .acquiring) > 0
     }
 
     /// Registers a cache in front of `upstream`, told synchronously of every change the provider
@@ -156,10 +172,13 @@ public final class SharedChangeCounter: Sendable {
         let id = clients.withLock { clients in
             defer { clients.next += 1 }
             clients.all[clients.next] = client
+            clientCount.add(1, ordering: .releasing)
             return clients.next
         }
         return DefaultsObservation { [weak self] in
-            _ = self?.clients.withLock { $0.all.removeValue(forKey: id) }
+            self?.clients.withLock { clients in
+                if clients.all.removeValue(forKey: id) != nil { self?.clientCount.subtract(1, ordering: .releasing) }
+            }
         }
     }
 

@@ -179,7 +179,7 @@ public enum ChangeLog {
         /// position moves on.
         public func invalidate(in counter: SharedChangeCounter) {
             if complete {
-                counter.invalidate(events.map(\.key))
+                counter.invalidate(keysOf: events)
             } else {
                 counter.invalidateAll()
             }

@@ -116,6 +116,7 @@ final class LMDBEnvironment: Sendable {
         path: String, options: LMDBProvider.Options, maximumMapSize: Int, counter: SharedChangeCounter
     ) throws(DefaultsError) -> (pointer: OpaquePointer, dbi: MDB_dbi, dataFile: UInt64) {
         let recorded = try claimLockFile(path: path, counter: counter, timeout: options.lockTimeout)
+        try LMDBFiles.prepare(directory: path)
         var pointer: OpaquePointer?
         var rc = mdb_env_create(&pointer)
         guard rc == MDB_SUCCESS, let pointer else { throw DefaultsError.lmdb(rc, "create an LMDB environment", path: path) }

@@ -203,22 +203,72 @@ public final class SQLiteProvider: DefaultsProvider {
     }
 
     public func removeAll() throws(DefaultsError) {
-        let queued = try withConnection(writing: true) { connection, sharedFile throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster, provider: self) { reportingEvents, logPosition throws(DefaultsError) in
-                try connection.removeAll(reportingEvents: reportingEvents, logPosition: logPosition)
-            } ? sharedFile : nil
+        try write(removingOnly: true) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            try connection.removeAll(reportingEvents: reportingEvents, logPosition: logPosition)
         }
-        queued?.deliverPending()
     }
 
     /// Writes validated, canonical `changes` and reports them to every instance on the file.
     private func commit(_ changes: [DefaultsChange]) throws(DefaultsError) {
-        let queued = try withConnection(writing: true) { connection, sharedFile throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster, provider: self) { reportingEvents, logPosition throws(DefaultsError) in
-                try connection.apply(changes, reportingEvents: reportingEvents, logPosition: logPosition)
-            } ? sharedFile : nil
+        try write(removingOnly: changes.allSatisfy { $0.value == nil }) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            try connection.apply(changes, reportingEvents: reportingEvents, logPosition: logPosition)
+        }
+    }
+
+    /// Runs `body`, one write transaction, and reports its events to every instance on the file.
+    /// A write that only removes keys and fails because the disk is full gives up the store's
+    /// reserve, truncates the write-ahead log and runs again (``SQLiteReserve``): removing keys is
+    /// how a full store is shrunk.
+    private func write(
+        removingOnly: Bool,
+        _ body: (SQLiteConnection, _ reportingEvents: Bool, _ logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents
+    ) throws(DefaultsError) {
+        let queued: SQLiteSharedFile?
+        do throws(DefaultsError) {
+            queued = try commitOnce(body)
+        } catch where error.code == .storageFull && removingOnly {
+            _ = SQLiteReserve.release(forStore: path)
+            truncateLog()
+            // Where SQLite overwrites freed pages with zeros (secure_delete, on in Debian's
+            // build), removing large values writes as much as it frees: not this time.
+            let previous = setSecureDelete(2)  // FAST
+            defer { if let previous { _ = setSecureDelete(previous) } }
+            queued = try commitOnce(body)
+            truncateLog()
+            SQLiteReserve.ensure(forStore: path)
         }
         queued?.deliverPending()
+    }
+
+    /// Runs `body` in ``SQLiteSharedFile/commit(from:provider:_:)``; returns the shared file if
+    /// it queued events.
+    private func commitOnce(
+        _ body: (SQLiteConnection, _ reportingEvents: Bool, _ logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents
+    ) throws(DefaultsError) -> SQLiteSharedFile? {
+        try withConnection(writing: true) { connection, sharedFile throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster, provider: self) { reportingEvents, logPosition throws(DefaultsError) in
+                try body(connection, reportingEvents, logPosition)
+            } ? sharedFile : nil
+        }
+    }
+
+    /// Sets `PRAGMA secure_delete` on this instance's connection to `mode` (0 off, 1 on, 2 fast);
+    /// returns the mode it had, or `nil` if that could not be done.
+    private func setSecureDelete(_ mode: Int64) -> Int64? {
+        try? withConnection(writing: false) { connection, _ throws(DefaultsError) -> Int64? in
+            let previous = try connection.query("PRAGMA secure_delete", action: "Reading secure_delete") { $0.int64(column: 0) }
+            // By name: a number would be read as a boolean.
+            let name = mode == 2 ? "FAST" : mode == 0 ? "OFF" : "ON"
+            try connection.execute("PRAGMA secure_delete = \(name)", action: "Setting secure_delete")
+            return previous
+        } ?? nil
+    }
+
+    /// Copies the write-ahead log into the store and truncates it, freeing its room (best effort).
+    private func truncateLog() {
+        _ = try? withConnection(writing: false) { connection, _ throws(DefaultsError) in
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)", action: "Truncating the write-ahead log")
+        }
     }
 
     /// Reports changes made through this instance (origin `.local`), and with origin `.external`

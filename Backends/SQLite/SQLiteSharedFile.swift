@@ -100,6 +100,7 @@ final class SQLiteSharedFile: Sendable {
             let file = SQLiteSharedFile(id: id, path: path, changeCounter: counter)
             counter.onCatchUp { [weak file] in file?.catchUpWithOtherProcesses() ?? false }
             open[id] = Entry(file: file)
+            SQLiteReserve.ensure(forStore: path)
             return file
         }
         file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster, closeIfIdle: closeIfIdle) }

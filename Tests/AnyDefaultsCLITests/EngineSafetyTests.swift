@@ -85,4 +85,41 @@ import TestSupport
             #expect(reader.lines == ["1"])
         }
     }
+
+    /// `write` creating an LMDB store on a full disk: storage full (74), not SIGBUS. On a tmpfs
+    /// (root only: without it the test fails).
+    @Test func creatingAnLMDBStoreOnAFullDiskFailsWithoutASignal() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let disk = try SmallFileSystem(bytes: 1 << 20)
+            disk.fill()
+            let result = try cli.run(["--store", "lmdb:" + disk.path("store"), "write", "k", "v"])
+            #expect(!result.wasSignaled, "died of signal \(result.status)")
+            #expect(result.status == 74, "\(result.standardError)")
+            #expect(result.standardError.contains("full"))
+        }
+    }
+
+    /// `delete` on a SQLite store that filled its disk works, and frees room for later writes.
+    @Test func deletingKeysFromASQLiteStoreThatFilledTheDiskWorks() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let disk = try SmallFileSystem(bytes: 8 << 20)
+            let store = "sqlite:" + disk.path("store.sqlite")
+            var count = 0
+            while true {
+                let value = String(repeating: Character(UnicodeScalar(UInt8(65 + count % 26))), count: 100_000)
+                let result = try cli.run(["--store", store, "write", "k\(count)", value])
+                if result.status != 0 {
+                    #expect(result.status == 74, "\(result.standardError)")
+                    break
+                }
+                count += 1
+            }
+            #expect(count > 10)
+            try cli.succeed(["--store", store, "delete"] + (0..<count / 2).map { "k\($0)" })
+            try cli.succeed(["--store", store, "write", "after", "fits again"])
+            #expect(try cli.run(["--store", store, "read", "k0"]).status == 1)
+        }
+    }
 }

@@ -76,3 +76,43 @@ import Darwin
         }
     }
 }
+
+/// Links planted where an LMDB store's files belong, and the owner of the files root creates.
+@Suite struct LMDBSidecarFileTests {
+    /// A symbolic link where `lock.mdb`, `data.mdb` or the counter belongs: refused with
+    /// `permissionDenied`; LMDB would otherwise write its lock table or data through it.
+    @Test(arguments: ["lock.mdb", "data.mdb", "counter"])
+    func aLinkPlantedInTheStoreIsRefusedAndItsTargetUntouched(name: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            let victim = directory.path("victim")
+            try Data("victim".utf8).write(to: URL(fileURLWithPath: victim))
+            #expect(symlink(victim, path + "/" + name) == 0)
+            let error = #expect(throws: DefaultsError.self) { try LMDBProvider(path: path).setValue(.int(1), forKey: "k") }
+            #expect(error?.code == .permissionDenied, "\(String(describing: error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("victim".utf8))
+        }
+    }
+
+    /// Root writing a user's store: `data.mdb`, `lock.mdb` and the counter belong to the
+    /// directory's owner and are owner-only, so the user can still open the store.
+    @Test(.enabled(if: geteuid() == 0)) func filesRootCreatesInAUsersStoreKeepTheDirectorysOwner() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            #expect(chown(path, 65534, 65534) == 0)
+            let store = try LMDBProvider(path: path)
+            try store.setValue(.int(1), forKey: "by root")
+            store.close()
+            for file in ["data.mdb", "lock.mdb", "counter"] {
+                var info = stat()
+                #expect(lstat(path + "/" + file, &info) == 0)
+                #expect(info.st_uid == 65534, "\(file) is owned by \(info.st_uid)")
+                #expect(info.st_mode & 0o777 == 0o600, "\(file) has mode \(String(info.st_mode & 0o777, radix: 8))")
+            }
+            let opened = try ChildProcess.run("LMDBTestChild", ["open", path, "--as-nobody"])
+            #expect(opened.standardOutput == "ok\n", "\(opened.standardOutput) \(opened.standardError)")
+        }
+    }
+}

@@ -112,3 +112,52 @@ import Darwin
         }
     }
 }
+
+/// Links planted where a store's files belong, and the owner of the files root creates.
+@Suite struct SQLiteSidecarFileTests {
+    /// A symbolic link where SQLite's write-ahead log or shared-memory index, or the library's
+    /// counter, belongs: the store refuses it (SQLite opens its files without following links; the
+    /// library does the same), the file it points to is never written.
+    @Test(arguments: ["-wal", "-shm", "-counter"])
+    func aLinkPlantedBesideTheStoreIsRefusedAndItsTargetUntouched(suffix: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            try SQLiteProvider(path: path).setValue(.int(1), forKey: "before")
+            let victim = directory.path("victim")
+            try Data("victim".utf8).write(to: URL(fileURLWithPath: victim))
+            try? FileManager.default.removeItem(atPath: path + suffix)
+            #expect(symlink(victim, path + suffix) == 0)
+            let error = #expect(throws: DefaultsError.self) {
+                let store = try SQLiteProvider(path: path)
+                try store.setValue(.int(2), forKey: "after")
+            }
+            #expect(error?.code == .permissionDenied, "\(String(describing: error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("victim".utf8))
+        }
+    }
+
+    /// Root writing a user's store: every file it creates beside the store belongs to the store's
+    /// owner and has its mode, so the user can still open the store.
+    @Test(.enabled(if: geteuid() == 0)) func filesRootCreatesBesideAUsersStoreKeepTheStoresOwner() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory.path("user")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            #expect(chown(folder, 65534, 65534) == 0)
+            let path = folder + "/store.sqlite"
+            let created = try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"])
+            #expect(created.standardOutput == "ok\n", "\(created.standardError)")
+            let store = try SQLiteProvider(path: path)
+            try store.setValue(.int(1), forKey: "by root")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(Set(files).isSuperset(of: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-counter"]))
+            for file in files {
+                var info = stat()
+                #expect(lstat(folder + "/" + file, &info) == 0)
+                #expect(info.st_uid == 65534, "\(file) is owned by \(info.st_uid)")
+                #expect(info.st_mode & 0o077 == 0, "\(file) has mode \(String(info.st_mode & 0o777, radix: 8))")
+            }
+            store.close()
+            #expect(try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"]).standardOutput == "ok\n")
+        }
+    }
+}

@@ -294,6 +294,12 @@ struct MappedWords: @unchecked Sendable {
         var store = stat()
         let hasStore = stat(like, &store) == 0
         let mode = hasStore ? mode_t(store.st_mode & 0o666) : 0o600
+        // Without a store file yet, the owner of the directory the counter goes into.
+        var owner = store
+        if !hasStore {
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            guard stat(directory.isEmpty ? "/" : directory, &owner) == 0 else { return }
+        }
         let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard descriptor >= 0 else { return }
@@ -302,7 +308,7 @@ struct MappedWords: @unchecked Sendable {
         let written = zeros.withUnsafeBytes { write(descriptor, $0.baseAddress, size) }
         // The mode asked for, whatever the umask; the store's owner when root creates it.
         _ = fchmod(descriptor, mode)
-        if hasStore, geteuid() == 0 { _ = fchown(descriptor, store.st_uid, store.st_gid) }
+        if geteuid() == 0 { _ = fchown(descriptor, owner.st_uid, owner.st_gid) }
         close(descriptor)
         guard written == size else { return }
         _ = link(temporary, path)

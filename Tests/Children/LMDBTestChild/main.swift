@@ -5,6 +5,9 @@
 //   LMDBTestChild open <path> [--as-nobody]         open the store and report the outcome
 //   LMDBTestChild crash <path> <key> <value>        set <key> = .string(<value>) with .noSync, then
 //                                                   die by SIGKILL without closing anything
+//   LMDBTestChild fill <path>                       write 64 KiB values until a write fails; print
+//                                                   "full <count> <code>", then check that every
+//                                                   value written reads back ("kept <count>")
 //   LMDBTestChild hold <path>                       commit batches of 64 MiB in a loop until killed
 //                                                   (for a test to stop it while it holds the write lock)
 //   LMDBTestChild stress <path> <id> <generation>   observe the store (initial map 64 KiB) and, until
@@ -54,6 +57,23 @@ func run(_ arguments: [String]) throws(DefaultsError) {
         let store = try LMDBProvider(path: path, options: .init(durability: .noSync))
         try store.setValue(.string(arguments[3]), forKey: arguments[2])
         kill(getpid(), SIGKILL)
+    case "fill":
+        let store = try LMDBProvider(path: path, options: .init(initialMapSize: 64 << 10))
+        var count = 0
+        var failure: DefaultsError?
+        while failure == nil {
+            do throws(DefaultsError) {
+                try store.setValue(.data(Data(repeating: UInt8(count & 0xFF), count: 64 << 10)), forKey: "fill.\(count)")
+                count += 1
+            } catch {
+                failure = error
+            }
+        }
+        say("full \(count) \(failure?.code.description ?? "-")")
+        for index in 0..<count where try store.value(forKey: "fill.\(index)") != .data(Data(repeating: UInt8(index & 0xFF), count: 64 << 10)) {
+            fail("fill.\(index) is not what was written")
+        }
+        say("kept \(count)")
     case "hold":
         let store = try LMDBProvider(path: path, options: .init(maximumMapSize: 4 << 30, durability: .noSync))
         say("ready")

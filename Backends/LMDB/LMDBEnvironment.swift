@@ -116,7 +116,7 @@ final class LMDBEnvironment: Sendable {
         path: String, options: LMDBProvider.Options, maximumMapSize: Int, counter: SharedChangeCounter
     ) throws(DefaultsError) -> (pointer: OpaquePointer, dbi: MDB_dbi, dataFile: UInt64) {
         let recorded = try claimLockFile(path: path, counter: counter, timeout: options.lockTimeout)
-        try LMDBFiles.prepare(directory: path)
+        let readOnly = try LMDBFiles.prepare(directory: path)
         var pointer: OpaquePointer?
         var rc = mdb_env_create(&pointer)
         guard rc == MDB_SUCCESS, let pointer else { throw DefaultsError.lmdb(rc, "create an LMDB environment", path: path) }
@@ -126,7 +126,9 @@ final class LMDBEnvironment: Sendable {
         rc = mdb_env_set_mapsize(pointer, rounded(min(options.initialMapSize, maximumMapSize), to: Int(getpagesize())))
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the map size", path: path) }
         // MDB_NOTLS: read transactions belong to calls, not threads (see LMDBTransactionGate).
+        // MDB_RDONLY: a store that cannot be written is read; its writes fail with EACCES.
         let flags = UInt32(MDB_NOTLS) | (options.durability == .noSync ? UInt32(MDB_NOSYNC) : 0)
+            | (readOnly ? UInt32(MDB_RDONLY) : 0)
         rc = mdb_env_open(pointer, path, flags, 0o600)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
 
@@ -408,6 +410,12 @@ final class LMDBEnvironment: Sendable {
                 if rc == MDB_MAP_RESIZED {
                     try adoptMapSize()
                     continue
+                }
+                if rc == EACCES {
+                    // Opened read-only (MDB_RDONLY): the store could be read but not written.
+                    throw DefaultsError(
+                        .permissionDenied, "The store can only be read: its data file or its file system cannot be written. Nothing was changed.",
+                        backend: LMDBProvider.backend, path: path, cause: LMDBStatus(rc))
                 }
                 throw DefaultsError.lmdb(rc, "begin a write transaction", path: path)
             }

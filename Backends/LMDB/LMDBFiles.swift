@@ -27,23 +27,47 @@ enum LMDBFiles {
     /// Bytes allocated for `lock.mdb`: LMDB's table for its default 126 readers takes 8 KiB.
     static let lockTableReserve: Int64 = 64 << 10
 
-    static func prepare(directory path: String) throws(DefaultsError) {
+    /// Prepares `data.mdb` and `lock.mdb` in the store's directory `path`; returns whether the store
+    /// can only be read: its data file exists but cannot be written (its mode, a read-only file
+    /// system), or its lock file can be neither written nor created on a read-only file system
+    /// (where LMDB does without one for an environment opened read-only).
+    static func prepare(directory path: String) throws(DefaultsError) -> Bool {
         var directory = stat()
         guard stat(path, &directory) == 0 else { throw DefaultsError.lmdb(errno, "inspect the store's directory", path: path) }
-        let dataMode = try prepare(path + "/data.mdb", owner: directory, mode: 0o600, reserve: 0)
-        _ = try prepare(path + "/lock.mdb", owner: directory, mode: dataMode, reserve: lockTableReserve)
+        let data = try prepare(path + "/data.mdb", owner: directory, mode: 0o600, reserve: 0)
+        let lock = try prepare(path + "/lock.mdb", owner: directory, mode: data.mode, reserve: lockTableReserve)
+        return data.access == .readOnly || lock.access == .readOnlyFileSystem
+    }
+
+    /// How a file beside the store could be opened.
+    private enum Access {
+        case readWrite
+        /// It exists, and can be read but not written.
+        case readOnly
+        /// It is missing and cannot be created (a directory that cannot be written): LMDB
+        /// reports it when it opens the store.
+        case cannotCreate
+        /// It can be neither written nor created: the file system is read-only.
+        case readOnlyFileSystem
     }
 
     /// Opens (or creates) the file at `path` without following a link and checks it; returns its
-    /// permission bits.
-    private static func prepare(_ path: String, owner directory: stat, mode: mode_t, reserve: Int64) throws(DefaultsError) -> mode_t {
+    /// permission bits and how it could be opened.
+    private static func prepare(
+        _ path: String, owner directory: stat, mode: mode_t, reserve: Int64
+    ) throws(DefaultsError) -> (mode: mode_t, access: Access) {
         var created = true
+        var access = Access.readWrite
         var descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         if descriptor < 0, errno == EEXIST {
             created = false
             descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
             // A read-only store is opened read-only; its files are checked all the same.
-            if descriptor < 0, errno == EACCES || errno == EROFS { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
+            if descriptor < 0, errno == EACCES || errno == EROFS || errno == EPERM {
+                let reason = errno
+                descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+                access = reason == EROFS ? .readOnlyFileSystem : .readOnly
+            }
         }
         guard descriptor >= 0 else {
             let code = errno
@@ -52,8 +76,8 @@ enum LMDBFiles {
                     .permissionDenied, "A symbolic link is where the store's \((path as NSString).lastPathComponent) belongs; remove it.",
                     backend: LMDBProvider.backend, path: path, cause: LMDBStatus(code))
             }
-            // A read-only directory: LMDB reports it when it opens the store.
-            if code == EACCES || code == EROFS { return mode }
+            if code == EROFS { return (mode, .readOnlyFileSystem) }
+            if code == EACCES { return (mode, .cannotCreate) }
             throw DefaultsError.lmdb(code, "open \((path as NSString).lastPathComponent)", path: path)
         }
         defer { close(descriptor) }
@@ -68,8 +92,8 @@ enum LMDBFiles {
             _ = fchmod(descriptor, mode)
             if geteuid() == 0, directory.st_uid != 0 { _ = fchown(descriptor, directory.st_uid, directory.st_gid) }
         }
-        if reserve > 0 { try allocate(descriptor, bytes: reserve, path: path) }
-        return info.st_mode & 0o777
+        if reserve > 0, access == .readWrite { try allocate(descriptor, bytes: reserve, path: path) }
+        return (info.st_mode & 0o777, access)
     }
 
     /// Allocates the first `bytes` of the file's blocks without changing its size.
@@ -82,7 +106,7 @@ enum LMDBFiles {
         let code = fcntl(descriptor, F_PREALLOCATE, &store) == 0 ? 0 : errno
         #endif
         switch code {
-        case 0, EBADF: return  // EBADF: opened read-only, a store this process only reads
+        case 0: return
         case ENOSPC, EDQUOT, EFBIG:
             throw DefaultsError(
                 .storageFull, "The disk is full: there is no room for the store's lock file (lock.mdb).",

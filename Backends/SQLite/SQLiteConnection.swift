@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import CSQLite
+import Foundation
 
 /// One SQLite connection to a store file, with its statements prepared once and reused.
 ///
@@ -12,6 +13,9 @@ final class SQLiteConnection {
     let fileID: SQLiteSharedFile.FileID
     /// This process's mark in the change log.
     let origin = ChangeLog.processOrigin
+    /// Whether the store could only be opened for reading (its file or directory cannot be
+    /// written): reads work, writes fail with `permissionDenied`.
+    let isReadOnly: Bool
     private var db: OpaquePointer?
     private var statements: Statements?
     /// `PRAGMA data_version` as of this connection's last write transaction that read the change
@@ -55,7 +59,9 @@ final class SQLiteConnection {
                 .unsupported, "The system's SQLite library was built without thread support.",
                 backend: SQLiteProvider.backend, path: path)
         }
-        (self.path, fileID) = try SQLiteStoreFile.prepare(path, creating: creating)
+        let access: SQLiteStoreFile.Access
+        (self.path, fileID, access) = try SQLiteStoreFile.prepare(path, creating: creating)
+        isReadOnly = access != .readWrite
         // Before SQLite reads the -wal: it must be this file's (a replaced file's is set aside).
         try SQLiteSidecars.claim(
             path: self.path, file: fileID, counter: SQLiteSharedFile.counter(forStore: self.path), busyTimeout: busyTimeout)
@@ -63,19 +69,24 @@ final class SQLiteConnection {
         busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout))
         // From here on deinit runs if the initializer throws, and closes what was opened.
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(self.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        let rc: Int32
+        switch access {
+        case .readWrite:
+            rc = sqlite3_open_v2(self.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        case .readOnly:
+            rc = sqlite3_open_v2(self.path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        case .immutable:
+            // A URI, so that the path is taken as it is (percent-encoded) with the parameter.
+            let uri = "file:" + (self.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? self.path) + "?immutable=1"
+            rc = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        }
         db = handle
         guard rc == SQLITE_OK, let handle else {
             throw DefaultsError.sqlite(rc, db: handle, action: "Opening the store", path: self.path)
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_handler(handle, SQLiteBusyWait.handler, busyWait)
-        if sqlite3_db_readonly(handle, "main") == 1 {
-            throw DefaultsError(
-                .permissionDenied, "The store can only be opened read-only; it must be writable.",
-                backend: SQLiteProvider.backend, path: self.path)
-        }
-        try SQLiteSchema.open(self, busyTimeout: busyTimeout)
+        try SQLiteSchema.open(self, busyTimeout: busyTimeout, readOnly: isReadOnly)
         try execute("PRAGMA synchronous = \(synchronous)", action: "Setting the durability")
         statements = try prepareStatements()
     }

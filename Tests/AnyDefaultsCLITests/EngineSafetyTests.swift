@@ -122,4 +122,32 @@ import TestSupport
             #expect(try cli.run(["--store", store, "read", "k0"]).status == 1)
         }
     }
+
+    /// A store on a read-only file system (which even root cannot write): every reading command
+    /// reads it, and a write is refused with permission denied (77), the files unchanged.
+    @Test(arguments: ["sqlite", "lmdb"])
+    func aStoreOnAReadOnlyFileSystemIsReadAndRefusesWrites(scheme: String) throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let disk = try SmallFileSystem(bytes: 8 << 20)
+            let store = scheme + ":" + disk.path(scheme == "sqlite" ? "store.sqlite" : "store")
+            try cli.succeed(["--store", store, "write", "kept", "value"])
+            try cli.succeed(["--store", store, "write", "other", "1"])
+            try disk.remountReadOnly()
+            let files = try FileManager.default.subpathsOfDirectory(atPath: disk.path).sorted()
+            #expect(try cli.run(["--store", store, "read", "kept"]).standardOutput.contains("value"))
+            let keys = try cli.run(["--store", store, "keys"])
+            #expect(keys.status == 0, "\(keys.standardError)")
+            #expect(keys.standardOutput.split(separator: "\n").sorted() == ["kept", "other"])
+            let export = try cli.run(["--store", store, "export"])
+            #expect(export.status == 0, "\(export.standardError)")
+            #expect(export.standardOutput.contains("kept"))
+            let write = try cli.run(["--store", store, "write", "new", "x"])
+            #expect(write.status == 77, "\(write.standardOutput) \(write.standardError)")
+            #expect(write.standardError.contains(disk.path))
+            let delete = try cli.run(["--store", store, "delete", "kept"])
+            #expect(delete.status == 77, "\(delete.standardError)")
+            #expect(try FileManager.default.subpathsOfDirectory(atPath: disk.path).sorted() == files)
+        }
+    }
 }

@@ -45,6 +45,15 @@ public final class SmallFileSystem {
         }
     }
 
+    /// Makes the file system read-only (`mount -o remount,ro`): no one, root included, can write
+    /// it from then on (EROFS). Throws if it cannot.
+    public func remountReadOnly() throws {
+        let result = try ChildProcess.runSystem("/bin/mount", ["-o", "remount,ro", directory.path])
+        guard result.status == 0 else {
+            throw Unavailable(description: "Cannot remount \(directory.path) read-only: \(result.standardError)")
+        }
+    }
+
     /// Bytes still free.
     public var available: Int {
         var fileSystem = statvfs()

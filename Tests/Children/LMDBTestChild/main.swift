@@ -3,6 +3,10 @@
 //   LMDBTestChild write <path> <prefix> <count>     set <prefix>-<i> = .int(i), one write each
 //   LMDBTestChild grow <path> <key> <bytes>         set <key> = .data of <bytes> bytes (initial map 64 KiB)
 //   LMDBTestChild open <path> [--as-nobody]         open the store and report the outcome
+//   LMDBTestChild readwrite <path> <key> [--as-nobody]
+//                                                   open the store, read key ("read <value or nil>"),
+//                                                   write "probe" ("write ok"); a failure prints
+//                                                   "error <code>: ..." and ends the run (status 1)
 //   LMDBTestChild crash <path> <key> <value>        set <key> = .string(<value>) with .noSync, then
 //                                                   die by SIGKILL without closing anything
 //   LMDBTestChild fill <path>                       write 64 KiB values until a write fails; print
@@ -52,6 +56,15 @@ func run(_ arguments: [String]) throws(DefaultsError) {
         }
         let store = try LMDBProvider(path: path)
         _ = try store.keys()
+    case "readwrite":
+        guard arguments.count >= 3 else { fail("usage: readwrite <path> <key> [--as-nobody]") }
+        if arguments.dropFirst(3).contains("--as-nobody"), getuid() == 0 {
+            guard setgid(65534) == 0, setuid(65534) == 0 else { fail("could not drop privileges") }
+        }
+        let store = try LMDBProvider(path: path)
+        say("read \(try store.value(forKey: arguments[2]).map { "\($0)" } ?? "nil")")
+        try store.setValue(.bool(true), forKey: "probe")
+        say("write ok")
     case "crash":
         guard arguments.count == 4 else { fail("usage: crash <path> <key> <value>") }
         let store = try LMDBProvider(path: path, options: .init(durability: .noSync))

@@ -5,6 +5,10 @@
 //   batch <path> <prefix> <count>   the same in batches of 10, observed (so each is a transaction
 //                                   that also reads the old values)
 //   read <path> <key>               prints the value stored under key, or "nil"
+//   readwrite <path> <key> [--unprivileged]
+//                                   opens the store, reads key and prints "read <value or nil>", then
+//                                   writes "probe" and prints "write ok"; a failure prints "error
+//                                   <code> <path>" instead, and ends the run (status 0)
 //   hold <path>                     prints "ready", then commits batches of 64 MiB in a loop until
 //                                   killed (for a test to stop it while it holds the write lock)
 //   serve <path>                    opens the store behind a cache (so it watches the store),
@@ -51,6 +55,19 @@ do {
             try store.apply((start..<min(start + 10, count)).map { .set("\(arguments[2]).\($0)", .int(Int64($0))) })
         }
         observation.cancel()
+    case "readwrite":
+        guard arguments.count >= 3 else { fail("usage: readwrite <path> <key> [--unprivileged]") }
+        if arguments.dropFirst(3).contains("--unprivileged"), geteuid() == 0 {
+            guard setgid(65534) == 0, setuid(65534) == 0 else { fail("could not give up root") }
+        }
+        do throws(DefaultsError) {
+            let store = try SQLiteProvider(path: path)
+            print("read \(try store.value(forKey: arguments[2]).map { "\($0)" } ?? "nil")")
+            try store.setValue(.bool(true), forKey: "probe")
+            print("write ok")
+        } catch {
+            print("error \(error.code) \(error.path ?? "-")")
+        }
     case "crash":
         guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: crash <path> <prefix> <count>") }
         let store = try SQLiteProvider(path: path)

@@ -29,9 +29,15 @@ struct BinaryPropertyListReader {
 
     static let magic = Array("bplist00".utf8)
 
-    /// The top-level object of `bytes`.
-    static func read(_ bytes: [UInt8]) throws(Failure) -> PropertyListNode {
+    /// Whether a dictionary naming a key twice (or two keys equal after normalization) is refused
+    /// rather than read with the last of them.
+    private var rejectsDuplicateKeys = false
+
+    /// The top-level object of `bytes`; with `rejectingDuplicateKeys`, a dictionary that names a
+    /// key twice is refused.
+    static func read(_ bytes: [UInt8], rejectingDuplicateKeys: Bool = false) throws(Failure) -> PropertyListNode {
         var reader = try BinaryPropertyListReader(bytes)
+        reader.rejectsDuplicateKeys = rejectingDuplicateKeys
         let top = try reader.topObject()
         return try reader.object(top, depth: 0)
     }
@@ -132,7 +138,11 @@ struct BinaryPropertyListReader {
                 guard case .string(let key) = try object(references[entry], depth: depth + 1) else {
                     throw Failure(description: "a dictionary key is not a string")
                 }
-                items[key] = try object(references[count + entry], depth: depth + 1)
+                let value = try object(references[count + entry], depth: depth + 1)
+                if items.updateValue(value, forKey: key) != nil, rejectsDuplicateKeys {
+                    // A key inside a value is part of the value, which may be a secret: not named.
+                    throw Failure(description: depth == 0 ? "the key \(key.debugDescription) appears more than once" : "a dictionary names a key more than once")
+                }
             }
             return .dictionary(items)
         default:

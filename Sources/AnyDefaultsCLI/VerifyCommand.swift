@@ -36,23 +36,23 @@ struct VerifyCommand: ParsableCommand {
                     ScratchArea.place(configuration, in: storage.directory, name: "store", uniqueName: storage.identifier))
             })
         let shown = StoreConfiguration(scheme: configuration.scheme, options: configuration.options, cache: configuration.cache)
-        Console.write("Verifying \(shown)… on scratch storage; capabilities \(capabilities)\n")
+        try Console.writeLines("Verifying \(shown)… on scratch storage; capabilities \(capabilities)\n")
         var failed = 0
         let groups = DefaultsConformanceSuite.Group.allCases
         for group in groups {
             try ScratchArea.checkInterruption()
             do {
-                Console.write("  ✔ \(try suite.run(group))\n")
+                try Console.writeLines("  ✔ \(try suite.run(group))\n")
             } catch let failure as ConformanceFailure {
                 failed += 1
-                Console.write("  ✘ \(group): \(failure.items.count) failed check(s)\n")
-                Console.write(failure.items.map { "      \($0)\n" }.joined())
+                try Console.writeLines("  ✘ \(group): \(failure.items.count) failed check(s)\n")
+                try Console.writeLines(failure.items.map { "      \(DefaultsError.printable("\($0)"))\n" }.joined())
             } catch {
                 failed += 1
-                Console.write("  ✘ \(group): \(error)\n")
+                try Console.writeLines("  ✘ \(group): \(error)\n")
             }
         }
-        Console.write(failed == 0 ? "All groups passed.\n" : "\(failed) of \(groups.count) groups failed.\n")
+        try Console.writeLines(failed == 0 ? "All groups passed.\n" : "\(failed) of \(groups.count) groups failed.\n")
         if failed > 0 { throw ExitCode(ExitStatus.negative) }
     }
 }

@@ -214,14 +214,11 @@ public final class SQLiteProvider: DefaultsProvider {
         let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
         guard !expected.isEmpty else { return [] }
         var removed: [String] = []
-        let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
-                let result = try connection.removeUnchanged(expected, reportingEvents: reportingEvents, logPosition: logPosition)
-                removed = result.removed
-                return result.events
-            }
+        try write(removingOnly: true) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            let result = try connection.removeUnchanged(expected, reportingEvents: reportingEvents, logPosition: logPosition)
+            removed = result.removed
+            return result.events
         }
-        if queued { sharedFile.deliverPending() }
         return removed
     }
 

@@ -41,14 +41,22 @@ enum SQLiteSidecars {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
         while true {
+            var failure: SystemCallError?
             let settled = checking.withLock { _ -> Bool in
                 guard let recorded = counter.storeIdentity, recorded != identity else { return true }
                 if recorded == 0 { return counter.recordStoreIdentity(identity, replacing: 0) }
                 // Replaced: what is beside the store belongs to the file that was there before.
                 guard SQLiteSharedFile.retireOthers(atPath: path, keeping: file) else { return false }
                 guard !FileLockProbe.isLockedByAnotherProcess(path + "-shm", byte: inUseLockOffset) else { return false }
-                moveAside(path)
-                return counter.recordStoreIdentity(identity, replacing: recorded)
+                failure = moveAside(path)
+                return failure == nil && counter.recordStoreIdentity(identity, replacing: recorded)
+            }
+            if let failure {
+                // The old log stays where SQLite would apply it to this file: open nothing.
+                throw DefaultsError(
+                    failure.code,
+                    "The store file was replaced, and the replaced file's write-ahead log (-wal) cannot be moved aside. Nothing was changed.",
+                    backend: SQLiteProvider.backend, path: path, cause: failure)
             }
             if settled { return }
             guard clock.now < deadline else {
@@ -62,17 +70,23 @@ enum SQLiteSidecars {
         }
     }
 
+    /// The longest suffix of a file this backend or SQLite writes beside the store: the name a
+    /// replaced file's log is moved aside to (`-wal.replaced-<time>-<pid>`, each number up to 10
+    /// digits), longer than `-journal`, `-counter` and `-reserve`.
+    static let longestSuffix = "-wal.replaced-".utf8.count + 10 + 1 + 10
+
     /// Moves the replaced file's log aside (kept, in case it holds what someone wants back) and
-    /// removes its index, which holds nothing of its own.
-    private static func moveAside(_ path: String) {
+    /// removes its index, which holds nothing of its own. Returns why the log could not be moved
+    /// (or removed, when empty), if it could not.
+    private static func moveAside(_ path: String) -> SystemCallError? {
         var info = stat()
         if lstat(path + "-wal", &info) == 0 {
-            if info.st_size > 0 {
-                _ = rename(path + "-wal", path + "-wal.replaced-\(Int(Date().timeIntervalSince1970))-\(getpid())")
-            } else {
-                _ = unlink(path + "-wal")
+            let aside = path + "-wal.replaced-\(Int(Date().timeIntervalSince1970))-\(getpid())"
+            if info.st_size > 0 ? rename(path + "-wal", aside) != 0 : unlink(path + "-wal") != 0 && errno != ENOENT {
+                return SystemCallError.last(info.st_size > 0 ? "rename" : "unlink", path: path + "-wal")
             }
         }
         _ = unlink(path + "-shm")
+        return nil
     }
 }

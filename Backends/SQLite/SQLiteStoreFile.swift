@@ -38,6 +38,13 @@ enum SQLiteStoreFile {
         let absolute = url.path
         let directory = url.deletingLastPathComponent().path
         let directoryIsWritable = try checkDirectory(directory)
+        do {
+            try FileReplacement.checkNameLength(of: absolute, longestSuffix: SQLiteSidecars.longestSuffix)
+        } catch {
+            throw DefaultsError(
+                .invalidConfiguration, "The name of the store file is too long for the files SQLite and this store write beside it.",
+                backend: SQLiteProvider.backend, path: absolute, cause: error)
+        }
 
         var info = stat()
         if stat(absolute, &info) == 0 {

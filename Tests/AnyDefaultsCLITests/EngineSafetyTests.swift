@@ -150,4 +150,17 @@ import TestSupport
             #expect(try FileManager.default.subpathsOfDirectory(atPath: disk.path).sorted() == files)
         }
     }
+
+    /// `write` to a SQLite store whose 240-byte name leaves no room for `-journal` and the files
+    /// beside it: refused at once (64), nothing created.
+    @Test func aSQLiteStoreNameTooLongForItsFilesIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let path = cli.path(String(repeating: "n", count: 233) + ".sqlite")
+            let result = try cli.run(["--store", "sqlite:" + path, "write", "k", "v"])
+            #expect(result.status == 64, "\(result.standardError)")
+            #expect(result.standardError.contains("too long"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasPrefix("nnn") })
+        }
+    }
 }

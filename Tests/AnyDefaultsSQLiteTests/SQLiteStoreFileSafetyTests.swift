@@ -136,6 +136,29 @@ import Darwin
         }
     }
 
+    /// A link where the rollback journal or the reserve belongs (files SQLite or the store may
+    /// make, delete or truncate): nothing is written through it, and the store works or refuses.
+    @Test(arguments: ["-journal", "-reserve"])
+    func aLinkPlantedWhereAJournalOrTheReserveBelongsIsNeverWrittenThrough(suffix: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            try SQLiteProvider(path: path).setValue(.int(1), forKey: "before")
+            let victim = directory.path("victim")
+            try Data("victim".utf8).write(to: URL(fileURLWithPath: victim))
+            try? FileManager.default.removeItem(atPath: path + suffix)
+            #expect(symlink(victim, path + suffix) == 0)
+            do throws(DefaultsError) {
+                let store = try SQLiteProvider(path: path)
+                try store.setValue(.int(2), forKey: "after")
+                try store.removeValue(forKey: "before")
+                #expect(try store.value(forKey: "after") == .int(2))
+            } catch {
+                #expect(error.code == .permissionDenied, "\(error)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("victim".utf8))
+        }
+    }
+
     /// Root writing a user's store: every file it creates beside the store belongs to the store's
     /// owner and has its mode, so the user can still open the store.
     @Test(.enabled(if: geteuid() == 0)) func filesRootCreatesBesideAUsersStoreKeepTheStoresOwner() throws {
@@ -158,6 +181,31 @@ import Darwin
             }
             store.close()
             #expect(try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"]).standardOutput == "ok\n")
+        }
+    }
+}
+
+/// Store file names as long as the file system allows, and longer.
+@Suite struct SQLiteNameLengthTests {
+    /// A name that fits, but whose files beside it (`-wal.replaced-…`, `-journal`, `-counter`)
+    /// would not, is refused at open with `invalidConfiguration`, and nothing is created; the
+    /// longest name that leaves room for them works, through every file.
+    @Test func aNameTooLongForTheFilesBesideItIsRefusedAtOpen() throws {
+        try withTemporaryDirectory { directory in
+            let limit = Int(pathconf(directory.path, Int32(_PC_NAME_MAX)))
+            let fits = directory.path(String(repeating: "a", count: limit - SQLiteSidecars.longestSuffix))
+            let store = try SQLiteProvider(path: fits)
+            try store.setValue(.int(1), forKey: "k")
+            #expect(try store.value(forKey: "k") == .int(1))
+            #expect(FileManager.default.fileExists(atPath: fits + "-counter"))
+            #expect(FileManager.default.fileExists(atPath: fits + "-wal"))
+            for length in [limit - SQLiteSidecars.longestSuffix + 1, limit - 8, limit] {
+                let name = directory.path(String(repeating: "b", count: length))
+                let error = #expect(throws: DefaultsError.self) { try SQLiteProvider(path: name) }
+                #expect(error?.code == .invalidConfiguration, "\(String(describing: error))")
+                #expect(error?.path == name)
+                #expect(!FileManager.default.fileExists(atPath: name))
+            }
         }
     }
 }

@@ -248,6 +248,12 @@ public final class JSONFileProvider: DefaultsProvider {
         try store.reload(options: options)
     }
 
+    /// Reads the file again if another process changed it (``reload()``), so that the next read
+    /// sees every change committed before this call.
+    public func synchronize() throws(DefaultsError) {
+        try reload()
+    }
+
     private func refreshIfConfigured() throws(DefaultsError) {
         if let interval = options.refreshInterval {
             try store.refresh(ifOlderThan: interval, options: options)

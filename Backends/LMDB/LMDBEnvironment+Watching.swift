@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import CLMDB
+import Dispatch
 
 /// The watch for other processes' commits to an environment, while this process has one: a
 /// lease on the change log (which makes other processes log their changes, ``LMDBChangeLog``),
@@ -62,36 +63,61 @@ extension LMDBEnvironment {
     /// position. Failures (the store closed meanwhile, or full) are retried on the next change or
     /// tick of the watch.
     private func readOtherProcessesCommits() {
-        let broadcasters = watching.withLock { watching -> [ChangeBroadcaster] in
-            guard var current = watching else { return [] }
+        // The watch also wakes when the data file is replaced: open the new one at once.
+        if Self.identity(atPath: path + "/data.mdb") != handle.dataFile.load(ordering: .acquiring) {
+            try? reopen()
+            return
+        }
+        for broadcaster in readChangeLog().broadcasters { broadcaster.deliverPending() }
+    }
+
+    /// Catches up with every commit other processes made so far, for the caches (see
+    /// `SharedChangeCounter`): reads the change log at once and tells them what changed. The
+    /// events are delivered on another thread, as a caller reading through a cache must not run
+    /// observers' handlers. Returns whether the log could tell (this process watches and read it).
+    func catchUpWithOtherProcesses() -> Bool {
+        let (broadcasters, caughtUp) = readChangeLog()
+        if !broadcasters.isEmpty {
+            DispatchQueue.global().async { for broadcaster in broadcasters { broadcaster.deliverPending() } }
+        }
+        return caughtUp
+    }
+
+    /// Renews the lease if it is due, then reads what other processes logged after the position:
+    /// tells the caches and queues the events. Returns the broadcasters to deliver them, and
+    /// whether every commit made before the call is now accounted for.
+    private func readChangeLog() -> (broadcasters: [ChangeBroadcaster], caughtUp: Bool) {
+        watching.withLock { watching -> (broadcasters: [ChangeBroadcaster], caughtUp: Bool) in
+            guard var current = watching else { return ([], false) }
             defer { watching = current }
             try? current.lease.keep { end throws(DefaultsError) in try takeLease(until: end, settingPosition: false) }
             // Most wake-ups are this process's own commits: only a new transaction can log anything.
             // (The last transaction is read from the meta page, which a commit writes before it is
             // visible to new readers: the snapshot read below may still be the one before.)
-            guard current.lease.lapsed || lastTransaction != current.seenTransaction else { return [] }
-            return writer.withLock { state -> [ChangeBroadcaster] in
-                guard let start = state.logPosition else { return [] }
-                let observed = listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) }
+            guard let last = lastTransaction else { return ([], false) }
+            guard current.lease.lapsed || last != current.seenTransaction else { return ([], true) }
+            return writer.withLock { state -> (broadcasters: [ChangeBroadcaster], caughtUp: Bool) in
+                guard let start = state.logPosition else { return ([], false) }
+                let observed = isObserved
                 let trusted = !current.lease.lapsed
                 let scheme = current.scheme
                 guard
-                    let (events, end, snapshot) = try? read({ transaction throws(DefaultsError) in
+                    let (reading, snapshot) = try? read({ transaction throws(DefaultsError) in
                         // Unobserved, only the position moves: no one would receive events.
-                        let (events, end) =
+                        let reading =
                             observed
                             ? try transaction.externalEvents(after: start, trusted: trusted, scheme: scheme)
-                            : ([], try transaction.logEnd())
-                        return (events, end, Int(mdb_txn_id(transaction.pointer)))
+                            : ChangeLog.Report(events: [], end: try transaction.logEnd(), complete: true)
+                        return (reading, Int(mdb_txn_id(transaction.pointer)))
                     })
-                else { return [] }
-                state.logPosition = end
+                else { return ([], false) }
+                reading.invalidate(in: changeCounter)
+                state.logPosition = reading.end
                 current.seenTransaction = snapshot
                 current.lease.lapsed = false
-                return enqueue(events, [], from: nil)
+                return (enqueue(reading.events, [], from: nil), true)
             }
         }
-        for broadcaster in broadcasters { broadcaster.deliverPending() }
     }
 
     /// Takes or renews this process's lease until `end` in a write transaction; with
@@ -105,12 +131,5 @@ extension LMDBEnvironment {
             }
             if settingPosition { state.logPosition = logEnd }
         }
-    }
-
-    /// The ID of the environment's last committed transaction, by any process.
-    private var lastTransaction: Int {
-        var info = MDB_envinfo()
-        mdb_env_info(handle.pointer, &info)
-        return info.me_last_txnid
     }
 }

@@ -9,14 +9,31 @@ import Glibc
 import Darwin
 #endif
 
-/// An `MDB_env` pointer.
+/// The environment's `MDB_env` pointer, and the identity of the data file it has open: both
+/// change when the data file is replaced under the store and the environment opens it again
+/// (``LMDBEnvironment/reopen()``).
 ///
-/// `@unchecked Sendable` is safe because LMDB allows one environment to be used from many threads
-/// for what this backend does with it (transactions, statistics). The exceptions are kept by
-/// ``LMDBEnvironment``: `mdb_env_set_mapsize` and `mdb_env_close` run only inside the gate's
-/// exclusive section, and `mdb_env_set_flags` only under the writer lock.
-struct LMDBEnvironmentHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
+/// `@unchecked Sendable`: LMDB allows one environment to be used from many threads for what this
+/// backend does with it (transactions, statistics). The exceptions are kept by
+/// ``LMDBEnvironment``: `mdb_env_set_mapsize`, `mdb_env_close` and the replacement of `pointer`
+/// happen only inside the gate's exclusive section (no transaction open, none beginning), the
+/// replacement also under the writer lock; `mdb_env_set_flags` only under the writer lock. Every
+/// other use of `pointer` is inside the gate or under the writer lock, which orders it after
+/// such a section.
+final class LMDBEnvironmentHandle: @unchecked Sendable {
+    /// `nil` once closed, or while a replaced data file could not be opened yet.
+    var pointer: OpaquePointer?
+    /// ``AnyDefaultsCore/SharedChangeCounter/identity(device:inode:)`` of the data file open.
+    let dataFile = Atomic<UInt64>(0)
+    /// LMDB's descriptor of the data file open (-1 while none is).
+    let dataDescriptor = Atomic<Int32>(-1)
+
+    init(pointer: OpaquePointer, dataFile: UInt64) {
+        self.pointer = pointer
+        self.dataFile.store(dataFile, ordering: .releasing)
+        var descriptor: mdb_filehandle_t = -1
+        if mdb_env_get_fd(pointer, &descriptor) == MDB_SUCCESS { dataDescriptor.store(descriptor, ordering: .releasing) }
+    }
 }
 
 /// One open LMDB environment: the only one for its directory in this process (LMDB forbids two),
@@ -24,11 +41,23 @@ struct LMDBEnvironmentHandle: @unchecked Sendable {
 final class LMDBEnvironment: Sendable {
     /// The canonical path of the store's directory.
     let path: String
+    /// The path of its data file.
+    let dataFilePath: String
     let dbi: MDB_dbi
     let handle: LMDBEnvironmentHandle
-    private let gate = LMDBTransactionGate()
-    private let maximumMapSize: Int
+    let gate = LMDBTransactionGate()
+    let maximumMapSize: Int
+    /// The options of the provider that opened it, for opening the data file again.
+    let options: LMDBProvider.Options
+    /// Taken around every write transaction, so that waiting for another process's is bounded.
+    let writeLock: LMDBWriteLock
+    /// When a read last checked that the data file is still the one open
+    /// (``checkDataFile(always:)``), in ``AnyDefaultsCore/CoarseClock`` nanoseconds.
+    let dataFileCheckedAt = Atomic<UInt64>(0)
 
+    /// The count of every process's commits to the store (the file `counter` in its directory),
+    /// through which caches in front of its providers stay coherent with other processes.
+    let changeCounter: SharedChangeCounter
     /// Serialises this process's write transactions (LMDB also serialises them across processes)
     /// and orders their change events, also those read from the change log.
     let writer: Mutex<WriterState>
@@ -60,21 +89,46 @@ final class LMDBEnvironment: Sendable {
     /// AnyDefaults store that is whole, and marks a new one as such.
     init(path: String, options: LMDBProvider.Options) throws(DefaultsError) {
         self.path = path
-        let pageSize = Int(getpagesize())
-        maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: pageSize)
-        let noSync = options.durability == .noSync
-        writer = Mutex(WriterState(syncIsOff: noSync))
+        dataFilePath = path + "/data.mdb"
+        self.options = options
+        maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: Int(getpagesize()))
+        writer = Mutex(WriterState(syncIsOff: options.durability == .noSync))
+        changeCounter = try SharedChangeCounter(
+            file: path + "/counter", backend: LMDBProvider.backend, likeFile: path + "/data.mdb")
+        writeLock = try LMDBWriteLock(directory: path)
+        let opened: (pointer: OpaquePointer, dbi: MDB_dbi, dataFile: UInt64)
+        do throws(DefaultsError) {
+            opened = try Self.openEnvironment(path: path, options: options, maximumMapSize: maximumMapSize, counter: changeCounter)
+        } catch {
+            writeLock.closeDirectory()
+            throw error
+        }
+        handle = LMDBEnvironmentHandle(pointer: opened.pointer, dataFile: opened.dataFile)
+        dbi = opened.dbi
+        changeCounter.onCatchUp { [weak self] in self?.catchUpWithOtherProcesses() ?? false }
+        // From here on, deinit closes the environment if this initializer throws.
+        try prepareStore()
+    }
 
+    /// Opens the environment in `path` and checks it (see ``init(path:options:)``), once the files
+    /// beside the data file belong to it (``LMDBEnvironment/claimLockFile(path:counter:timeout:)``).
+    static func openEnvironment(
+        path: String, options: LMDBProvider.Options, maximumMapSize: Int, counter: SharedChangeCounter
+    ) throws(DefaultsError) -> (pointer: OpaquePointer, dbi: MDB_dbi, dataFile: UInt64) {
+        let recorded = try claimLockFile(path: path, counter: counter, timeout: options.lockTimeout)
+        let readOnly = try LMDBFiles.prepare(directory: path)
         var pointer: OpaquePointer?
         var rc = mdb_env_create(&pointer)
         guard rc == MDB_SUCCESS, let pointer else { throw DefaultsError.lmdb(rc, "create an LMDB environment", path: path) }
         var opened = false
         defer { if !opened { mdb_env_close(pointer) } }
 
-        rc = mdb_env_set_mapsize(pointer, Self.rounded(min(options.initialMapSize, maximumMapSize), to: pageSize))
+        rc = mdb_env_set_mapsize(pointer, rounded(min(options.initialMapSize, maximumMapSize), to: Int(getpagesize())))
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the map size", path: path) }
         // MDB_NOTLS: read transactions belong to calls, not threads (see LMDBTransactionGate).
-        let flags = UInt32(MDB_NOTLS) | (noSync ? UInt32(MDB_NOSYNC) : 0)
+        // MDB_RDONLY: a store that cannot be written is read; its writes fail with EACCES.
+        let flags = UInt32(MDB_NOTLS) | (options.durability == .noSync ? UInt32(MDB_NOSYNC) : 0)
+            | (readOnly ? UInt32(MDB_RDONLY) : 0)
         rc = mdb_env_open(pointer, path, flags, 0o600)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
 
@@ -89,13 +143,29 @@ final class LMDBEnvironment: Sendable {
                 "The LMDB library accepts keys of at most \(mdb_env_get_maxkeysize(pointer)) bytes; AnyDefaults stores need \(LMDBKeyScheme.directKeyLimit).",
                 backend: LMDBProvider.backend, path: path)
         }
-        try LMDBFileCheck.verify(environment: pointer, path: path)
-
-        handle = LMDBEnvironmentHandle(pointer: pointer)
-        dbi = try Self.openMainDatabase(pointer, path: path)
+        // The check and the main database's handle, each in a snapshot of its own: other
+        // processes may be committing (and growing the map) meanwhile.
+        var checked = false
+        for _ in 0..<1000 where !checked {
+            checked = try inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
+                try LMDBFileCheck.verify(environment: pointer, snapshot: transaction, path: path)
+            }
+        }
+        guard checked else {
+            throw DefaultsError(
+                .busy, "Could not check the data file: other processes kept committing while it was read.",
+                backend: LMDBProvider.backend, path: path)
+        }
+        let dbi = try inSnapshot(pointer, path: path) { transaction throws(DefaultsError) in
+            var dbi: MDB_dbi = 0
+            let rc = mdb_dbi_open(transaction, nil, 0, &dbi)
+            guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
+            return dbi
+        }
+        let dataFile = try dataFileIdentity(pointer, path: path)
+        counter.recordStoreIdentity(dataFile, replacing: recorded)
         opened = true
-        // From here on, deinit closes the environment if this initializer throws.
-        try prepareStore()
+        return (pointer, dbi, dataFile)
     }
 
     deinit {
@@ -109,24 +179,37 @@ final class LMDBEnvironment: Sendable {
         stopWatching()
         gate.exclusive(closing: true) { pooled in
             for transaction in pooled { mdb_txn_abort(transaction) }
-            mdb_env_close(handle.pointer)
+            if let pointer = handle.pointer { mdb_env_close(pointer) }
+            handle.pointer = nil
+            handle.dataDescriptor.store(-1, ordering: .releasing)
+            writeLock.closeDirectory()
         }
     }
 
-    private static func openMainDatabase(_ env: OpaquePointer, path: String) throws(DefaultsError) -> MDB_dbi {
-        var txn: OpaquePointer?
-        var rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
-        guard rc == MDB_SUCCESS, let txn else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
-        defer { mdb_txn_abort(txn) }
-        var dbi: MDB_dbi = 0
-        rc = mdb_dbi_open(txn, nil, 0, &dbi)
-        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
-        return dbi
+    /// Runs `body` in a read transaction of the environment `env`, which no other thread uses yet
+    /// (so it may adopt a new map size without the gate). The transaction pins its snapshot: no
+    /// page it can reach is reused by a writer (of any process) until it ends.
+    static func inSnapshot<T>(
+        _ env: OpaquePointer, path: String, _ body: (OpaquePointer) throws(DefaultsError) -> T
+    ) throws(DefaultsError) -> T {
+        while true {
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+            if rc == MDB_MAP_RESIZED {
+                // Another process grew the map beyond this one's: take on its size.
+                let rc = mdb_env_set_mapsize(env, 0)
+                guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "adopt the new map size", path: path) }
+                continue
+            }
+            guard rc == MDB_SUCCESS, let txn else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
+            defer { mdb_txn_abort(txn) }
+            return try body(txn)
+        }
     }
 
     /// Checks the format marker, writes it into a new, empty store, and brings an older store to
     /// this format.
-    private func prepareStore() throws(DefaultsError) {
+    func prepareStore() throws(DefaultsError) {
         let version = try read { transaction throws(DefaultsError) in try transaction.checkFormatMarker() }
         guard version != LMDBKeyScheme.storeFormatVersion else { return }
         try commitWithGrowth(estimatedSize: 0) { transaction throws(DefaultsError) in
@@ -167,8 +250,10 @@ final class LMDBEnvironment: Sendable {
             let rc: Int32
             if let pointer {
                 rc = mdb_txn_renew(pointer)
+            } else if let environment = handle.pointer {
+                rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &pointer)
             } else {
-                rc = mdb_txn_begin(handle.pointer, nil, UInt32(MDB_RDONLY), &pointer)
+                rc = MDB_BAD_TXN
             }
             if rc == MDB_SUCCESS, let pointer { return ReadLease(slot: slot, pointer: pointer) }
 
@@ -185,10 +270,10 @@ final class LMDBEnvironment: Sendable {
             }
             if rc == MDB_READERS_FULL, !clearedReaders {
                 clearedReaders = true
-                var stale: Int32 = 0
-                mdb_reader_check(handle.pointer, &stale)
+                clearStaleReaders()
                 continue
             }
+            if handle.pointer == nil { throw notReopenedError }
             throw DefaultsError.lmdb(rc, "begin a read transaction", path: path)
         }
     }
@@ -218,17 +303,21 @@ final class LMDBEnvironment: Sendable {
     /// appended to the change log for it; and if this process watches too and anyone here observes,
     /// what other processes logged since this process last looked is read first and reported
     /// before this write's events, as `.external`.
+    ///
+    /// Afterwards it counts the commit (``changeCounter``) and tells the caches of the other
+    /// providers (those not in front of `provider`) what it changed.
     func write(
-        noSync: Bool, estimatedSize: Int, origin: Int, scheme: LMDBKeyScheme,
+        noSync: Bool, estimatedSize: Int, origin: Int, provider: AnyObject, scheme: LMDBKeyScheme,
         _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) {
-        let observed = listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) }
+        let observed = isObserved
         let broadcasters = try writer.withLock { (state: inout WriterState) throws(DefaultsError) -> [ChangeBroadcaster] in
             if state.syncIsOff != noSync {
                 // Providers on one environment may differ in durability. Only this lock's holder
                 // commits, so the flag applies to exactly this provider's writes (readers never
                 // look at it).
-                let rc = mdb_env_set_flags(handle.pointer, UInt32(MDB_NOSYNC), noSync ? 1 : 0)
+                guard let environment = handle.pointer else { throw notReopenedError }
+                let rc = mdb_env_set_flags(environment, UInt32(MDB_NOSYNC), noSync ? 1 : 0)
                 guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the durability", path: path) }
                 state.syncIsOff = noSync
             }
@@ -238,11 +327,13 @@ final class LMDBEnvironment: Sendable {
             var transactionID = 0
             var newLeaseFinding: Int64??
             let (earlier, events, logged) = try commitWithGrowth(estimatedSize: estimatedSize) {
-                transaction throws(DefaultsError) -> (ChangeLogCatchUp?, [DefaultsChangeEvent], Bool) in
+                transaction throws(DefaultsError) -> (ChangeLog.Report?, [DefaultsChangeEvent], Bool) in
                 transactionID = mdb_txn_id(transaction.pointer)
-                let earlier = try position.map { position throws(DefaultsError) -> ChangeLogCatchUp in
+                let earlier = try position.map { position throws(DefaultsError) -> ChangeLog.Report in
                     // Reading the log costs more than most writes; skipped when nothing committed.
-                    if let checkedAt, transactionID == checkedAt &+ 1 { return ([], position) }
+                    if let checkedAt, transactionID == checkedAt &+ 1 {
+                        return ChangeLog.Report(events: [], end: position, complete: true)
+                    }
                     return try transaction.externalEvents(after: position, trusted: true, scheme: scheme)
                 }
                 let events = try body(transaction)
@@ -260,15 +351,26 @@ final class LMDBEnvironment: Sendable {
                 try transaction.appendToLog(events.map(\.key), origin: ChangeLog.processOrigin, now: now)
                 return (earlier, events, true)
             }
+            if !events.isEmpty {
+                changeCounter.committed()
+                changeCounter.invalidate(keysOf: events, exceptCachesOf: provider)
+            }
             if logged { ChangeLog.ringDoorbell(path: path + "/data.mdb") }
             if let newLeaseFinding { state.leaseFinding = (transactionID, newLeaseFinding) }
             if let earlier, state.logPosition != nil {
+                earlier.invalidate(in: changeCounter)
                 state.logPosition = earlier.end
                 state.logCheckedAt = transactionID
             }
             return enqueue(earlier?.events ?? [], events, from: origin)
         }
         for broadcaster in broadcasters { broadcaster.deliverPending() }
+    }
+
+    /// Whether anyone would receive events: an observer of a provider, or a cache registered with
+    /// the change counter.
+    var isObserved: Bool {
+        listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) } || changeCounter.hasCaches
     }
 
     /// Queues `external` for every provider, then `events` for every provider: as `.local` for the
@@ -289,21 +391,31 @@ final class LMDBEnvironment: Sendable {
         }
     }
 
-    /// What a write read from the change log before its own changes.
-    private typealias ChangeLogCatchUp = (events: [DefaultsChangeEvent], end: Int64)
-
     func commitWithGrowth<Result>(
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
         while true {
+            // Outside the gate: waiting here must not hold up a resize.
+            try writeLock.acquire(timeout: options.lockTimeout)
+            defer { writeLock.release() }
             try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
             var pointer: OpaquePointer?
-            let rc = mdb_txn_begin(handle.pointer, nil, 0, &pointer)
+            guard let environment = handle.pointer else {
+                gate.leaveUnpooled()
+                throw notReopenedError
+            }
+            let rc = mdb_txn_begin(environment, nil, 0, &pointer)
             guard rc == MDB_SUCCESS, let pointer else {
                 gate.leaveUnpooled()
                 if rc == MDB_MAP_RESIZED {
                     try adoptMapSize()
                     continue
+                }
+                if rc == EACCES {
+                    // Opened read-only (MDB_RDONLY): the store could be read but not written.
+                    throw DefaultsError(
+                        .permissionDenied, "The store can only be read: its data file or its file system cannot be written. Nothing was changed.",
+                        backend: LMDBProvider.backend, path: path, cause: LMDBStatus(rc))
                 }
                 throw DefaultsError.lmdb(rc, "begin a write transaction", path: path)
             }
@@ -338,22 +450,74 @@ final class LMDBEnvironment: Sendable {
         }
     }
 
+    /// The error of a call made while a replaced data file could not be opened yet.
+    var notReopenedError: DefaultsError {
+        DefaultsError(
+            .busy, "The store's data file was replaced and could not be opened again yet; the next call tries again.",
+            backend: LMDBProvider.backend, path: path)
+    }
+
+    /// Frees the reader slots of processes that died holding them (the reader table is in the
+    /// lock file; entered like a transaction, as the environment may be replaced meanwhile).
+    private func clearStaleReaders() {
+        _ = readingMetaPages {
+            var stale: Int32 = 0
+            if let environment = handle.pointer { mdb_reader_check(environment, &stale) }
+        }
+    }
+
     private var closedError: DefaultsError {
         DefaultsError(.closed, "The store is closed.", backend: LMDBProvider.backend, path: path)
     }
 
     // MARK: Map size
 
-    /// The size of the map now.
+    /// The size of the map now (0 once closed).
     var mapSize: Int {
+        readingMetaPages { currentMapSize } ?? 0
+    }
+
+    /// The size of the map, read from LMDB's environment info. Only inside the gate: see
+    /// ``readingMetaPages(_:)``.
+    private var currentMapSize: Int {
+        guard let environment = handle.pointer else { return 0 }
         var info = MDB_envinfo()
-        mdb_env_info(handle.pointer, &info)
+        mdb_env_info(environment, &info)
         return info.me_mapsize
     }
 
-    /// Takes on the larger map another process has set (after `MDB_MAP_RESIZED`).
-    private func adoptMapSize() throws(DefaultsError) {
-        let rc = gate.exclusive { _ in mdb_env_set_mapsize(handle.pointer, 0) }
+    /// The ID of the environment's last committed transaction, by any process (read from the
+    /// newer meta page); `nil` once closed.
+    var lastTransaction: Int? {
+        readingMetaPages { () -> Int? in
+            guard let environment = handle.pointer else { return nil }
+            var info = MDB_envinfo()
+            mdb_env_info(environment, &info)
+            return info.me_last_txnid
+        } ?? nil
+    }
+
+    /// Runs `body`, which reads the map outside a transaction (`mdb_env_info` and `mdb_env_stat`
+    /// read the meta pages, which live in the map), inside the gate like a transaction: growing or
+    /// adopting the map size unmaps the file and maps it again, and a read of the old map in
+    /// between stops the process with SIGSEGV. Returns `nil` once the environment is closed.
+    ///
+    /// Every LMDB call that reaches the map runs inside the gate: transactions (and the calls on
+    /// them: gets, puts, cursors, `mdb_txn_id`, `mdb_stat`), and these reads. What stays outside
+    /// touches only the lock file or the environment's own fields: `mdb_reader_check` (the reader
+    /// table in `lock.mdb`, which is never remapped), `mdb_env_set_flags` (under the writer lock),
+    /// `mdb_env_get_fd`, `mdb_env_get_maxkeysize`, and everything done in ``init(path:options:)``
+    /// before the environment is shared.
+    func readingMetaPages<T>(_ body: () -> T) -> T? {
+        guard (try? gate.enterUnpooled()) != nil else { return nil }
+        defer { gate.leaveUnpooled() }
+        return body()
+    }
+
+    /// Takes on the larger map another process has set (after `MDB_MAP_RESIZED`). It maps the
+    /// file again even when the size is unchanged.
+    func adoptMapSize() throws(DefaultsError) {
+        let rc = gate.exclusive { _ in handle.pointer.map { mdb_env_set_mapsize($0, 0) } ?? MDB_BAD_TXN }
         guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "adopt the new map size", path: path) }
     }
@@ -362,7 +526,7 @@ final class LMDBEnvironment: Sendable {
     /// more bytes, up to the maximum.
     private func growMap(by size: Int, cause: DefaultsError) throws(DefaultsError) {
         let rc = try gate.exclusive { _ throws(DefaultsError) -> Int32 in
-            let current = mapSize
+            let current = currentMapSize
             guard current < maximumMapSize else {
                 throw DefaultsError(
                     .storageFull,
@@ -372,13 +536,14 @@ final class LMDBEnvironment: Sendable {
             let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
             let wanted = max(overflow ? Int.max : doubled, current.addingClamped(size.multipliedClamped(by: 2)))
             let target = min(Self.rounded(wanted, to: Int(getpagesize())), maximumMapSize)
-            return mdb_env_set_mapsize(handle.pointer, target)
+            guard let environment = handle.pointer else { throw notReopenedError }
+            return mdb_env_set_mapsize(environment, target)
         }
         guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "grow the map", path: path) }
     }
 
-    private static func rounded(_ size: Int, to pageSize: Int) -> Int {
+    static func rounded(_ size: Int, to pageSize: Int) -> Int {
         let size = max(size, pageSize)
         let remainder = size % pageSize
         return remainder == 0 ? size : size.addingClamped(pageSize - remainder) / pageSize * pageSize

@@ -8,31 +8,38 @@ import Glibc
 import Darwin
 #endif
 
-/// The process-wide table of open LMDB environments, by canonical directory path.
+/// The process-wide table of open LMDB environments, by the identity (device and inode) of the
+/// store's directory and of its `data.mdb` and `lock.mdb`.
 ///
 /// LMDB forbids opening one environment twice in a process (closing the second copy's files would
-/// drop the first one's locks), so every ``LMDBProvider`` on a directory shares one
-/// ``LMDBEnvironment``, which also makes each provider see the others' writes at once. The
-/// environment closes when its last provider does.
+/// drop the first one's locks, and their reader slots clash: `MDB_BAD_RSLOT`), so every
+/// ``LMDBProvider`` on a store shares one ``LMDBEnvironment``, which also makes each provider see
+/// the others' writes at once. "One store" is decided by identity, not by path: another spelling,
+/// a symbolic link to the directory, a bind mount of it, or a directory whose files are hard links
+/// to the store's all find the open environment. The environment closes when its last provider
+/// does.
 enum LMDBEnvironmentRegistry {
     private struct Entry {
         var environment: LMDBEnvironment
         var users: Int
+        /// The identities of the directory and of its files when the environment was opened.
+        var identities: Set<UInt64>
     }
 
-    private static let entries = Mutex<[String: Entry]>([:])
+    private static let entries = Mutex<[Entry]>([])
 
     /// The environment for the directory `path`, opened (and the directory created) if needed.
     static func acquire(path: String, options: LMDBProvider.Options) throws(DefaultsError) -> LMDBEnvironment {
         let directory = try canonicalDirectory(path)
-        return try entries.withLock { (entries: inout [String: Entry]) throws(DefaultsError) -> LMDBEnvironment in
-            if var entry = entries[directory] {
-                entry.users += 1
-                entries[directory] = entry
-                return entry.environment
+        return try entries.withLock { (entries: inout [Entry]) throws(DefaultsError) -> LMDBEnvironment in
+            let identities = identities(of: directory)
+            if let index = entries.firstIndex(where: { !$0.identities.isDisjoint(with: identities) }) {
+                entries[index].users += 1
+                return entries[index].environment
             }
             let environment = try LMDBEnvironment(path: directory, options: options)
-            entries[directory] = Entry(environment: environment, users: 1)
+            // Again now that the files exist (a new store creates them).
+            entries.append(Entry(environment: environment, users: 1, identities: Self.identities(of: directory)))
             return environment
         }
     }
@@ -40,16 +47,20 @@ enum LMDBEnvironmentRegistry {
     /// Gives back an environment from ``acquire(path:options:)``; closes it after its last user.
     static func release(_ environment: LMDBEnvironment) {
         entries.withLock { entries in
-            guard var entry = entries[environment.path], entry.environment === environment else { return }
-            entry.users -= 1
-            if entry.users > 0 {
-                entries[environment.path] = entry
-            } else {
-                entries.removeValue(forKey: environment.path)
-                // Closed under the lock, so that no new environment opens on the path meanwhile.
-                environment.close()
-            }
+            guard let index = entries.firstIndex(where: { $0.environment === environment }) else { return }
+            entries[index].users -= 1
+            guard entries[index].users == 0 else { return }
+            entries.remove(at: index)
+            // Closed under the lock, so that no new environment opens on the store meanwhile.
+            environment.close()
         }
+    }
+
+    /// The identities of the directory and of the files in it that make it one store; those that
+    /// do not exist are left out.
+    private static func identities(of directory: String) -> Set<UInt64> {
+        Set([directory, directory + "/data.mdb", directory + "/lock.mdb"].map(LMDBEnvironment.identity(atPath:)))
+            .subtracting([0])
     }
 
     /// Creates the directory `path` (owner-only) if it is missing but its parent exists, and returns

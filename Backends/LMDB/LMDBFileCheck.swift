@@ -26,7 +26,12 @@ enum LMDBFileCheck {
     /// The largest data file walked on every open.
     static let fullCheckLimit = 64 << 20
 
-    static func verify(environment: OpaquePointer, path: String) throws(DefaultsError) {
+    /// Checks the data file of `environment` as of the read transaction `snapshot`, which pins the
+    /// pages the walk follows: other processes may be committing meanwhile, and without it a page
+    /// of the walked tree could be reused under the walk. Returns `false`, without checking, if
+    /// the snapshot's meta page was overwritten before it was read (two commits came in
+    /// between): the caller tries again in a new snapshot.
+    static func verify(environment: OpaquePointer, snapshot: OpaquePointer, path: String) throws(DefaultsError) -> Bool {
         var fd: mdb_filehandle_t = -1
         var rc = mdb_env_get_fd(environment, &fd)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
@@ -35,15 +40,11 @@ enum LMDBFileCheck {
         var statistics = MDB_stat()
         rc = mdb_env_stat(environment, &statistics)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
-        var info = MDB_envinfo()
-        rc = mdb_env_info(environment, &info)
-        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
 
         let pageSize = Int(statistics.ms_psize)
         let filePages = Int(status.st_size) / max(pageSize, 1)
-        if filePages > info.me_last_pgno, status.st_size > fullCheckLimit { return }
         var walk = LMDBPageWalk(fd: fd, pageSize: pageSize, filePages: filePages, path: path)
-        _ = try walk.run()
+        return try walk.run(transaction: UInt64(mdb_txn_id(snapshot)), skippingWalkBeyond: fullCheckLimit)
     }
 }
 
@@ -80,13 +81,30 @@ struct LMDBPageWalk {
         self.path = path
     }
 
-    /// Walks the trees; returns the highest page number they reach.
+    /// Walks the trees of the meta page of `transaction`; returns `false` if neither meta page
+    /// belongs to it any more. A file larger than `limit` that holds every page in use is not
+    /// walked.
+    mutating func run(transaction: UInt64, skippingWalkBeyond limit: Int) throws(DefaultsError) -> Bool {
+        guard pageSize >= 256, filePages >= 2 else { throw damaged("The data file is too short to be an LMDB store.") }
+        let first = try readMeta(0)
+        let second = try readMeta(1)
+        guard let meta = [first, second].first(where: { $0.transaction == transaction }) else { return false }
+        if UInt64(filePages) > meta.lastPage, filePages * pageSize > limit { return true }
+        _ = try run(meta)
+        return true
+    }
+
+    /// Walks the trees of the newer meta page; returns the highest page number they reach.
     mutating func run() throws(DefaultsError) -> UInt64 {
         guard pageSize >= 256, filePages >= 2 else { throw damaged("The data file is too short to be an LMDB store.") }
         // LMDB uses the meta page with the higher transaction ID.
         let first = try readMeta(0)
         let second = try readMeta(1)
-        let meta = first.transaction < second.transaction ? second : first
+        return try run(first.transaction < second.transaction ? second : first)
+    }
+
+    /// Walks the trees of `meta`; returns the highest page number they reach.
+    private mutating func run(_ meta: Meta) throws(DefaultsError) -> UInt64 {
         // LMDB never allocates a page beyond the map its meta page records; a meta page that says
         // otherwise is damaged (LMDB would refuse every transaction with MDB_MAP_RESIZED).
         guard meta.lastPage < meta.mapSize / UInt64(pageSize) else {

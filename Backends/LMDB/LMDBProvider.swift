@@ -51,12 +51,22 @@ public final class LMDBProvider: DefaultsProvider {
         public var maximumMapSize: Int
         /// How much a committed write survives. Default ``Durability-swift.enum/synced``.
         public var durability: Durability
+        /// How long a call waits for another process at most before it fails with
+        /// ``DefaultsError/Code-swift.struct/busy``: for LMDB's write lock (held by a writer in
+        /// another process), and, after the data file was replaced, for the processes still
+        /// using the replaced one to let go of the lock file. Default 5 s.
+        public var lockTimeout: Duration
 
         /// Creates options; sizes are rounded up to whole memory pages.
-        public init(initialMapSize: Int = 4 << 20, maximumMapSize: Int = 1 << 30, durability: Durability = .synced) {
+        public init(
+            initialMapSize: Int = 4 << 20, maximumMapSize: Int = 1 << 30, durability: Durability = .synced,
+            lockTimeout: Duration = .seconds(5)
+        ) {
             self.initialMapSize = initialMapSize
             self.maximumMapSize = maximumMapSize
             self.durability = durability
+            // Bounded, so that no deadline computed from it can overflow.
+            self.lockTimeout = min(max(lockTimeout, .zero), .seconds(365 * 86_400))
         }
     }
 
@@ -107,9 +117,22 @@ public final class LMDBProvider: DefaultsProvider {
 
     public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess, .externalChanges] }
 
+    /// The count of every process's commits to this store: a cache in front answers a read from
+    /// memory only while no other process committed since it last caught up (see
+    /// ``AnyDefaultsCore/CachingProvider``).
+    public var sharedChangeCounter: SharedChangeCounter? { environment.changeCounter }
+
+    /// Reads what other processes changed since this process last looked, and reports it to
+    /// observers (which otherwise hear of it within moments, on their own).
+    public func synchronize() throws(DefaultsError) {
+        try checkOpen()
+        environment.changeCounter.synchronize()
+    }
+
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
         try checkOpen()
+        try environment.checkDataFile(always: false)
         return try environment.value(forKey: key, scheme: scheme)
     }
 
@@ -137,11 +160,13 @@ public final class LMDBProvider: DefaultsProvider {
 
     public func keys() throws(DefaultsError) -> [String] {
         try checkOpen()
+        try environment.checkDataFile(always: false)
         return try environment.read { transaction throws(DefaultsError) in try transaction.keys(scheme: scheme) }
     }
 
     public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
         try checkOpen()
+        try environment.checkDataFile(always: false)
         return try environment.read { transaction throws(DefaultsError) in try transaction.allValues(scheme: scheme) }
     }
 
@@ -231,12 +256,21 @@ public final class LMDBProvider: DefaultsProvider {
     private func write(
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) {
+        // Never into a data file that is no longer the store's.
+        try environment.checkDataFile(always: true)
         try environment.write(
-            noSync: options.durability == .noSync, estimatedSize: estimatedSize, origin: token, scheme: scheme, body)
+            noSync: options.durability == .noSync, estimatedSize: estimatedSize, origin: token, provider: self,
+            scheme: scheme, body)
     }
 
     /// The current size of the memory map, in bytes.
     var mapSize: Int { environment.mapSize }
+
+    /// The ID of the store's last committed transaction, as the watcher reads it.
+    var lastTransaction: Int? { environment.lastTransaction }
+
+    /// Maps the data file again, as adopting another process's map size does.
+    func remap() throws(DefaultsError) { try environment.adoptMapSize() }
 
     private func checkOpen() throws(DefaultsError) {
         if closed.load(ordering: .acquiring) {

@@ -39,8 +39,12 @@ extension DefaultsError {
         case MDB_CORRUPTED, MDB_PAGE_NOTFOUND:
             errorCode = .corrupted
             message = "Could not \(action): the LMDB data file is damaged."
-        case MDB_MAP_FULL, ENOSPC:
+        case MDB_MAP_FULL, ENOSPC, EDQUOT, EFBIG:
             errorCode = .storageFull
+        case EIO where fileSystemIsFull(path):
+            // LMDB reports a short write (the disk filled part-way) as EIO.
+            errorCode = .storageFull
+            message = "Could not \(action): the disk is full."
         case MDB_READERS_FULL:
             errorCode = .busy
             message = "Could not \(action): every LMDB reader slot is in use."
@@ -61,6 +65,16 @@ extension DefaultsError {
             errorCode = code < 0 ? .internalError : .ioFailure
         }
         return DefaultsError(errorCode, message, backend: LMDBProvider.backend, key: key, path: path, cause: status)
+    }
+
+    /// Whether the file system holding `path` has (almost) no room left: under 1 MiB, or under
+    /// 1% of its size, for an unprivileged process.
+    private static func fileSystemIsFull(_ path: String) -> Bool {
+        var fileSystem = statvfs()
+        guard statvfs(path, &fileSystem) == 0 else { return false }
+        let available = UInt64(fileSystem.f_bavail) &* UInt64(fileSystem.f_frsize)
+        let size = UInt64(fileSystem.f_blocks) &* UInt64(fileSystem.f_frsize)
+        return available < 1 << 20 || available < size / 100
     }
 
     /// The error for a stored record that cannot be decoded.

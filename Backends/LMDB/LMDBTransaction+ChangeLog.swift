@@ -144,18 +144,18 @@ extension LMDBTransaction {
     }
 
     /// What other processes changed after `position`, as `.external` events carrying the values
-    /// stored now (a damaged value as `nil`), with the position after them; every stored key too
-    /// if the log does not tell all (see `ChangeLog.Reading`) or `trusted` is false.
+    /// stored now (a damaged value as `nil`), with the position after them, and whether the log
+    /// told all; every stored key too if it did not (see `ChangeLog.Reading`) or `trusted` is false.
     func externalEvents(
         after position: Int64, trusted: Bool, scheme: LMDBKeyScheme
-    ) throws(DefaultsError) -> (events: [DefaultsChangeEvent], end: Int64) {
+    ) throws(DefaultsError) -> ChangeLog.Report {
         let reading = ChangeLog.read(try logEntries(from: position), after: position, skipping: ChangeLog.processOrigin)
         let events = try reading.events(trusted: trusted) { () throws(DefaultsError) in
             try keys(scheme: scheme)
         } value: { key in
             (try? value(forKey: key, scheme: scheme)) ?? nil
         }
-        return (events, reading.end)
+        return ChangeLog.Report(events: events, end: reading.end, complete: reading.complete && trusted)
     }
 
     // MARK: Cursors

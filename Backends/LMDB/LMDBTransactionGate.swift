@@ -135,11 +135,12 @@ final class LMDBTransactionGate: @unchecked Sendable {
     }
 
     /// Runs `body` while no transaction is open and none can begin. The caller must not be inside
-    /// a transaction itself. With `closing`, the gate stays closed afterwards and `body` receives
-    /// the pooled read transactions to abort. Returns `nil`, without running `body`, once closed.
+    /// a transaction itself. With `closing`, the gate stays closed afterwards; with `closing` or
+    /// `takingPool`, `body` receives the pooled read transactions to abort (they belong to the
+    /// environment being closed). Returns `nil`, without running `body`, once closed.
     @discardableResult
     func exclusive<T, E: Error>(
-        closing: Bool = false, _ body: ([OpaquePointer]) throws(E) -> T
+        closing: Bool = false, takingPool: Bool = false, _ body: ([OpaquePointer]) throws(E) -> T
     ) throws(E) -> T? {
         try exclusiveSection.withLock { _ throws(E) -> T? in
             guard !closed.load(ordering: .acquiring) else { return nil }
@@ -154,9 +155,10 @@ final class LMDBTransactionGate: @unchecked Sendable {
                 rounds += 1
                 if rounds < 64 { sched_yield() } else { usleep(100) }
             }
-            guard closing else { return try body([]) }
-            closed.store(true, ordering: .releasing)
-            // No slot is busy and none can be taken any more: the pooled transactions are ours.
+            guard closing || takingPool else { return try body([]) }
+            if closing { closed.store(true, ordering: .releasing) }
+            // No slot is busy and none can be taken until this section ends: the pooled
+            // transactions are ours.
             var pooled: [OpaquePointer] = []
             for index in 0..<Self.slotCount {
                 if let pointer = transaction(index).pointee { pooled.append(pointer) }

@@ -11,7 +11,7 @@ extension SQLiteConnection {
     /// What other processes changed after `position`, as `.external` events carrying the values
     /// stored now, read in one snapshot, with the position after them. With `complete` false (the
     /// lease had lapsed, so changes may have gone unlogged) every stored key is reported too.
-    func logEvents(after position: Int64, complete: Bool) throws(DefaultsError) -> (events: [DefaultsChangeEvent], end: Int64) {
+    func logEvents(after position: Int64, complete: Bool) throws(DefaultsError) -> ChangeLog.Report {
         let statements = try open()
         return try transaction(with: statements, action: "Reading the change log", beginning: statements.beginRead) {
             () throws(DefaultsError) in
@@ -22,7 +22,7 @@ extension SQLiteConnection {
     /// ``logEvents(after:complete:)`` inside a transaction that is already open.
     func logEvents(
         after position: Int64, complete: Bool, with statements: Statements
-    ) throws(DefaultsError) -> (events: [DefaultsChangeEvent], end: Int64) {
+    ) throws(DefaultsError) -> ChangeLog.Report {
         let action = "Reading the change log"
         try check(statements.logRows.bind(position, to: 1), action: action)
         let rows = try rows(of: statements.logRows, action: action) { statement throws(DefaultsError) in
@@ -36,7 +36,7 @@ extension SQLiteConnection {
         } value: { key throws(DefaultsError) in
             try previousValue(key, with: statements)
         }
-        return (events, reading.end)
+        return ChangeLog.Report(events: events, end: reading.end, complete: reading.complete && complete)
     }
 
     /// Takes or renews this process's lease until `expires` (Unix seconds), in a write

@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import CSQLite
+import Foundation
 
 /// One SQLite connection to a store file, with its statements prepared once and reused.
 ///
@@ -12,6 +13,9 @@ final class SQLiteConnection {
     let fileID: SQLiteSharedFile.FileID
     /// This process's mark in the change log.
     let origin = ChangeLog.processOrigin
+    /// Whether the store could only be opened for reading (its file or directory cannot be
+    /// written): reads work, writes fail with `permissionDenied`.
+    let isReadOnly: Bool
     private var db: OpaquePointer?
     private var statements: Statements?
     /// `PRAGMA data_version` as of this connection's last write transaction that read the change
@@ -50,32 +54,42 @@ final class SQLiteConnection {
         let rollback: SQLiteStatement
     }
 
-    /// Opens the store at `path`, creating it (owner-only) if it does not exist.
-    init(path: String, synchronous: StaticString, busyTimeout: Duration) throws(DefaultsError) {
+    /// Opens the store at `path`, creating it (owner-only) if it does not exist and `creating`.
+    init(path: String, synchronous: StaticString, busyTimeout: Duration, creating: Bool = true) throws(DefaultsError) {
         // Connections are used from many threads (one at a time), which needs SQLite's own locks.
         guard sqlite3_threadsafe() != 0 else {
             throw DefaultsError(
                 .unsupported, "The system's SQLite library was built without thread support.",
                 backend: SQLiteProvider.backend, path: path)
         }
-        (self.path, fileID) = try SQLiteStoreFile.prepare(path)
+        let access: SQLiteStoreFile.Access
+        (self.path, fileID, access) = try SQLiteStoreFile.prepare(path, creating: creating)
+        isReadOnly = access != .readWrite
+        // Before SQLite reads the -wal: it must be this file's (a replaced file's is set aside).
+        try SQLiteSidecars.claim(
+            path: self.path, file: fileID, counter: SQLiteSharedFile.counter(forStore: self.path), busyTimeout: busyTimeout)
         busyWait = .allocate(capacity: 1)
         busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout))
         // From here on deinit runs if the initializer throws, and closes what was opened.
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(self.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        let rc: Int32
+        switch access {
+        case .readWrite:
+            rc = sqlite3_open_v2(self.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        case .readOnly:
+            rc = sqlite3_open_v2(self.path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        case .immutable:
+            // A URI, so that the path is taken as it is (percent-encoded) with the parameter.
+            let uri = "file:" + (self.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? self.path) + "?immutable=1"
+            rc = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        }
         db = handle
         guard rc == SQLITE_OK, let handle else {
             throw DefaultsError.sqlite(rc, db: handle, action: "Opening the store", path: self.path)
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_handler(handle, SQLiteBusyWait.handler, busyWait)
-        if sqlite3_db_readonly(handle, "main") == 1 {
-            throw DefaultsError(
-                .permissionDenied, "The store can only be opened read-only; it must be writable.",
-                backend: SQLiteProvider.backend, path: self.path)
-        }
-        try SQLiteSchema.open(self, busyTimeout: busyTimeout)
+        try SQLiteSchema.open(self, busyTimeout: busyTimeout, readOnly: isReadOnly)
         try execute("PRAGMA synchronous = \(synchronous)", action: "Setting the durability")
         statements = try prepareStatements()
     }
@@ -88,6 +102,30 @@ final class SQLiteConnection {
 
     /// Whether the connection is open (not closed).
     var isOpen: Bool { db != nil }
+
+    /// When the path was last checked for naming this connection's file (``checkFile(now:)``), in
+    /// nanoseconds of a coarse monotonic clock.
+    private var fileCheckedAt: UInt64 = 0
+    /// How often a read checks the path at most.
+    private static let readCheckInterval: UInt64 = 50_000_000
+
+    /// Whether the path still names the file this connection has open: checked by `stat` on every
+    /// write (`always`), at most every 50 ms on reads. Throws `notFound` when nothing is there
+    /// any more (the store was deleted or moved away: writing on would lose the writes).
+    func namesThisFile(always: Bool) throws(DefaultsError) -> Bool {
+        if !always {
+            let now = CoarseClock.nanoseconds
+            guard now &- fileCheckedAt >= Self.readCheckInterval else { return true }
+            fileCheckedAt = now
+        }
+        guard let current = SQLiteStoreFile.identity(atPath: path) else {
+            throw DefaultsError(
+                .notFound,
+                "The store file was deleted or moved away while the store was open; put it back, or open the store again to create a new one.",
+                backend: SQLiteProvider.backend, path: path)
+        }
+        return current == fileID
+    }
 
     /// Finalizes the statements and closes the connection; later calls fail with `.closed`.
     func close() {
@@ -268,9 +306,9 @@ final class SQLiteConnection {
                 guard let logPosition else { return SQLiteCommitEvents(own: try body()) }
                 let version = try integer(from: statements.dataVersion, action: action)
                 guard version != logCheckedAtDataVersion else { return SQLiteCommitEvents(own: try body()) }
-                let (earlier, end) = try logEvents(after: logPosition, complete: true, with: statements)
+                let earlier = try logEvents(after: logPosition, complete: true, with: statements)
                 logCheckedAtDataVersion = version
-                return SQLiteCommitEvents(earlier: earlier, own: try body(), logPosition: end)
+                return SQLiteCommitEvents(earlier: earlier, own: try body())
             }
         }
     }

@@ -57,6 +57,9 @@ extension DefaultsError {
         case SQLITE_CANTOPEN:
             switch systemErrno {
             case ENOENT: return (.notFound, "the file or its directory does not exist.")
+            case ELOOP:
+                // SQLite opens its files (-wal, -shm, -journal) without following links.
+                return (.permissionDenied, "a symbolic link is where one of the store's files (-wal, -shm) belongs; remove it.")
             case EACCES, EPERM, EROFS: return (.permissionDenied, "access to the file or its directory was denied.")
             default: return (.ioFailure, "the file could not be opened.")
             }

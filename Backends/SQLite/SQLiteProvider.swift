@@ -39,12 +39,33 @@ public final class SQLiteProvider: DefaultsProvider {
     public let durability: Durability
     private let busyTimeout: Duration
 
-    // Mutex<SQLiteConnection> is Sendable without an @unchecked: the connection (and the C
-    // pointers it holds) is handed to the Mutex on creation and reached only through withLock.
-    private let connection: Mutex<SQLiteConnection>
+    private let handle: Handle
     private let broadcaster = ChangeBroadcaster()
-    /// The other instances on the same file in this process, which are told of this one's commits.
-    private let sharedFile: SQLiteSharedFile
+
+    /// What this instance's calls use, behind one lock, apart from the provider so that the other
+    /// instances on the file can close its connection when the file is replaced (``SQLiteSharedFile/retire()``).
+    // Mutex<State> is Sendable without an @unchecked: the connection (and the C pointers it holds)
+    // is handed to the Mutex on creation and reached only through withLock.
+    private final class Handle: Sendable {
+        let state: Mutex<State>
+        init(_ state: consuming sending State) { self.state = Mutex(state) }
+
+        /// Closes the connection unless a call is using it; whether it is closed.
+        func closeIfIdle() -> Bool {
+            state.withLockIfAvailable { state in
+                state.connection.close()
+                return true
+            } ?? false
+        }
+    }
+
+    private struct State {
+        var connection: SQLiteConnection
+        /// The other instances on the same file in this process, which are told of this one's commits.
+        var sharedFile: SQLiteSharedFile
+        /// Whether ``SQLiteProvider/close()`` was called.
+        var closed = false
+    }
 
     /// Opens the store at `path`, creating the file if it does not exist.
     ///
@@ -68,12 +89,63 @@ public final class SQLiteProvider: DefaultsProvider {
         self.path = connection.path
         self.durability = durability
         self.busyTimeout = busyTimeout
-        sharedFile = SQLiteSharedFile.join(connection.fileID, broadcaster: broadcaster)
-        self.connection = Mutex(connection)
+        let box = HandleBox()
+        let sharedFile = try SQLiteSharedFile.join(
+            connection.fileID, path: connection.path, broadcaster: broadcaster, closeIfIdle: { box.handle?.closeIfIdle() ?? true })
+        handle = Handle(State(connection: connection, sharedFile: sharedFile))
+        box.handle = handle
+        self.box = box
     }
 
+    /// Where the closures given to the shared file find this instance's handle, without keeping it.
+    private final class HandleBox: @unchecked Sendable {
+        // @unchecked: set once, in the initializer, before the box is shared with anyone who reads it.
+        weak var handle: Handle?
+    }
+
+    private let box: HandleBox
+
     deinit {
-        sharedFile.leave(broadcaster)
+        handle.state.withLock { $0.sharedFile }.leave(broadcaster)
+    }
+
+    /// Runs `body` with the connection and the state shared with the other instances on the file,
+    /// first opening the path again if the file under it was replaced (a backup renamed over it):
+    /// checked on every write, at most every 50 ms on reads, and at once by the watch, which wakes
+    /// when the file is replaced. So a write never goes to a file that is no longer the store.
+    private func withConnection<T: Sendable>(
+        writing: Bool, _ body: (SQLiteConnection, SQLiteSharedFile) throws(DefaultsError) -> T
+    ) throws(DefaultsError) -> T {
+        try handle.state.withLock { (state: inout State) throws(DefaultsError) -> T in
+            guard !state.closed else {
+                throw DefaultsError(.closed, "The store was closed.", backend: Self.backend, path: path)
+            }
+            var current = !state.sharedFile.isReplaced && state.connection.isOpen
+            if current { current = try state.connection.namesThisFile(always: writing) }
+            if !current { try reopen(&state) }
+            return try body(state.connection, state.sharedFile)
+        }
+    }
+
+    /// Opens the path again after the file under it was replaced: gives up the old file (every
+    /// connection of this process to it is closed, so SQLite copies its log into it and removes
+    /// the log, which the new file must never read), opens the new one, and makes the caches
+    /// forget what they held.
+    private func reopen(_ state: inout State) throws(DefaultsError) {
+        let old = state.sharedFile
+        old.retire()
+        state.connection.close()
+        old.leave(broadcaster)
+        let connection = try SQLiteConnection(
+            path: path, synchronous: Self.synchronous(durability), busyTimeout: busyTimeout, creating: false)
+        let box = box
+        state.sharedFile = try SQLiteSharedFile.join(
+            connection.fileID, path: path, broadcaster: broadcaster, closeIfIdle: { box.handle?.closeIfIdle() ?? true })
+        state.connection = connection
+        if broadcaster.hasObservers {
+            state.sharedFile.watch(path: path, synchronous: Self.synchronous(durability), busyTimeout: busyTimeout)
+        }
+        state.sharedFile.changeCounter.invalidateAll()
     }
 
     private static func synchronous(_ durability: Durability) -> StaticString {
@@ -89,9 +161,20 @@ public final class SQLiteProvider: DefaultsProvider {
 
     public var capabilities: DefaultsCapabilities { [.persistent, .atomicBatch, .multiProcess, .externalChanges] }
 
+    /// The count of every process's commits to this store: a cache in front answers a read from
+    /// memory only while no other process committed since it last caught up (see
+    /// ``AnyDefaultsCore/CachingProvider``).
+    public var sharedChangeCounter: SharedChangeCounter? { handle.state.withLock { $0.sharedFile.changeCounter } }
+
+    /// Reads what other processes changed since this process last looked, and reports it to
+    /// observers (which otherwise hear of it within moments, on their own).
+    public func synchronize() throws(DefaultsError) {
+        try withConnection(writing: false) { _, sharedFile in sharedFile }.changeCounter.synchronize()
+    }
+
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
-        return try connection.withLock { connection throws(DefaultsError) in try connection.value(forKey: key) }
+        return try withConnection(writing: false) { connection, _ throws(DefaultsError) in try connection.value(forKey: key) }
     }
 
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
@@ -109,23 +192,20 @@ public final class SQLiteProvider: DefaultsProvider {
     public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
         var existed = false
-        let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
-                let result = try connection.remove(key, reportingEvents: reportingEvents, logPosition: logPosition)
-                existed = result.existed
-                return result.events
-            }
+        try write(removingOnly: true) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            let result = try connection.remove(key, reportingEvents: reportingEvents, logPosition: logPosition)
+            existed = result.existed
+            return result.events
         }
-        if queued { sharedFile.deliverPending() }
         return existed
     }
 
     public func keys() throws(DefaultsError) -> [String] {
-        try connection.withLock { connection throws(DefaultsError) in try connection.keys() }
+        try withConnection(writing: false) { connection, _ throws(DefaultsError) in try connection.keys() }
     }
 
     public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
-        try connection.withLock { connection throws(DefaultsError) in try connection.allValues() }
+        try withConnection(writing: false) { connection, _ throws(DefaultsError) in try connection.allValues() }
     }
 
     /// The keys under `prefix`, from one range of the table's index (`key >= prefix AND key <
@@ -133,13 +213,13 @@ public final class SQLiteProvider: DefaultsProvider {
     /// millions.
     public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
         let prefix = DefaultsKeyPrefix(prefix)
-        return try connection.withLock { connection throws(DefaultsError) in try connection.keys(withPrefix: prefix) }
+        return try withConnection(writing: false) { connection, _ throws(DefaultsError) in try connection.keys(withPrefix: prefix) }
     }
 
     /// The values under `prefix`, from one range of the table's index, read in one statement.
     public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
         let prefix = DefaultsKeyPrefix(prefix)
-        return try connection.withLock { connection throws(DefaultsError) in try connection.allValues(withPrefix: prefix) }
+        return try withConnection(writing: false) { connection, _ throws(DefaultsError) in try connection.allValues(withPrefix: prefix) }
     }
 
     /// Applies `changes` in one SQLite transaction: all or nothing, also if the process dies.
@@ -150,12 +230,9 @@ public final class SQLiteProvider: DefaultsProvider {
     }
 
     public func removeAll() throws(DefaultsError) {
-        let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
-                try connection.removeAll(reportingEvents: reportingEvents, logPosition: logPosition)
-            }
+        try write(removingOnly: true) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            try connection.removeAll(reportingEvents: reportingEvents, logPosition: logPosition)
         }
-        if queued { sharedFile.deliverPending() }
     }
 
     /// Compares and removes in one SQLite transaction: no other connection or process writes
@@ -164,14 +241,11 @@ public final class SQLiteProvider: DefaultsProvider {
         let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
         guard !expected.isEmpty else { return [] }
         var removed: [String] = []
-        let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
-                let result = try connection.removeUnchanged(expected, reportingEvents: reportingEvents, logPosition: logPosition)
-                removed = result.removed
-                return result.events
-            }
+        try write(removingOnly: true) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            let result = try connection.removeUnchanged(expected, reportingEvents: reportingEvents, logPosition: logPosition)
+            removed = result.removed
+            return result.events
         }
-        if queued { sharedFile.deliverPending() }
         return removed
     }
 
@@ -185,12 +259,65 @@ public final class SQLiteProvider: DefaultsProvider {
 
     /// Writes validated, canonical `changes` and reports them to every instance on the file.
     private func commit(_ changes: [DefaultsChange]) throws(DefaultsError) {
-        let queued = try connection.withLock { connection throws(DefaultsError) in
-            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
-                try connection.apply(changes, reportingEvents: reportingEvents, logPosition: logPosition)
-            }
+        try write(removingOnly: changes.allSatisfy { $0.value == nil }) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            try connection.apply(changes, reportingEvents: reportingEvents, logPosition: logPosition)
         }
-        if queued { sharedFile.deliverPending() }
+    }
+
+    /// Runs `body`, one write transaction, and reports its events to every instance on the file.
+    /// A write that only removes keys and fails because the disk is full gives up the store's
+    /// reserve, truncates the write-ahead log and runs again (``SQLiteReserve``): removing keys is
+    /// how a full store is shrunk.
+    private func write(
+        removingOnly: Bool,
+        _ body: (SQLiteConnection, _ reportingEvents: Bool, _ logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents
+    ) throws(DefaultsError) {
+        let queued: SQLiteSharedFile?
+        do throws(DefaultsError) {
+            queued = try commitOnce(body)
+        } catch where error.code == .storageFull && removingOnly {
+            _ = SQLiteReserve.release(forStore: path)
+            truncateLog()
+            // Where SQLite overwrites freed pages with zeros (secure_delete, on in Debian's
+            // build), removing large values writes as much as it frees: not this time.
+            let previous = setSecureDelete(2)  // FAST
+            defer { if let previous { _ = setSecureDelete(previous) } }
+            queued = try commitOnce(body)
+            truncateLog()
+            SQLiteReserve.ensure(forStore: path)
+        }
+        queued?.deliverPending()
+    }
+
+    /// Runs `body` in ``SQLiteSharedFile/commit(from:provider:_:)``; returns the shared file if
+    /// it queued events.
+    private func commitOnce(
+        _ body: (SQLiteConnection, _ reportingEvents: Bool, _ logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents
+    ) throws(DefaultsError) -> SQLiteSharedFile? {
+        try withConnection(writing: true) { connection, sharedFile throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster, provider: self) { reportingEvents, logPosition throws(DefaultsError) in
+                try body(connection, reportingEvents, logPosition)
+            } ? sharedFile : nil
+        }
+    }
+
+    /// Sets `PRAGMA secure_delete` on this instance's connection to `mode` (0 off, 1 on, 2 fast);
+    /// returns the mode it had, or `nil` if that could not be done.
+    private func setSecureDelete(_ mode: Int64) -> Int64? {
+        try? withConnection(writing: false) { connection, _ throws(DefaultsError) -> Int64? in
+            let previous = try connection.query("PRAGMA secure_delete", action: "Reading secure_delete") { $0.int64(column: 0) }
+            // By name: a number would be read as a boolean.
+            let name = mode == 2 ? "FAST" : mode == 0 ? "OFF" : "ON"
+            try connection.execute("PRAGMA secure_delete = \(name)", action: "Setting secure_delete")
+            return previous
+        } ?? nil
+    }
+
+    /// Copies the write-ahead log into the store and truncates it, freeing its room (best effort).
+    private func truncateLog() {
+        _ = try? withConnection(writing: false) { connection, _ throws(DefaultsError) in
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)", action: "Truncating the write-ahead log")
+        }
     }
 
     /// Reports changes made through this instance (origin `.local`), and with origin `.external`
@@ -206,7 +333,7 @@ public final class SQLiteProvider: DefaultsProvider {
     /// Writes by other programs (the `sqlite3` shell) are not logged, so not reported.
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
         let observation = broadcaster.observe(handler)
-        if connection.withLock({ $0.isOpen }) {
+        if let sharedFile = handle.state.withLock({ $0.closed ? nil : $0.sharedFile }) {
             sharedFile.watch(path: path, synchronous: Self.synchronous(durability), busyTimeout: busyTimeout)
         }
         return observation
@@ -216,7 +343,11 @@ public final class SQLiteProvider: DefaultsProvider {
     /// other processes' changes if no other instance in this process has it open. Later calls fail
     /// with ``DefaultsError/Code-swift.struct/closed``; closing again does nothing.
     public func close() {
-        connection.withLock { $0.close() }
+        let sharedFile = handle.state.withLock { state in
+            state.closed = true
+            state.connection.close()
+            return state.sharedFile
+        }
         sharedFile.leave(broadcaster)
     }
 }
@@ -226,7 +357,7 @@ public final class SQLiteProvider: DefaultsProvider {
 extension SQLiteProvider {
     /// The value of `PRAGMA name` on this instance's connection, as text.
     func pragma(_ name: String) throws(DefaultsError) -> String? {
-        try connection.withLock { connection throws(DefaultsError) in
+        try withConnection(writing: false) { connection, _ throws(DefaultsError) in
             try connection.query("PRAGMA \(name)", action: "Reading PRAGMA \(name)") {
                 String(decoding: $0.textBytes(column: 0), as: UTF8.self)
             }
@@ -235,11 +366,11 @@ extension SQLiteProvider {
 
     /// Lowers the largest string or blob this instance's connection accepts.
     func limitLength(to bytes: Int32) {
-        connection.withLock { $0.limitLength(to: bytes) }
+        handle.state.withLock { $0.connection.limitLength(to: bytes) }
     }
 
     /// How many statements are prepared on this instance's connection.
     var preparedStatementCount: Int {
-        connection.withLock { $0.preparedStatementCount }
+        handle.state.withLock { $0.connection.preparedStatementCount }
     }
 }

@@ -52,12 +52,12 @@ enum SQLiteSchema {
     /// Several processes may open a new file at once; a step that SQLite refuses with SQLITE_BUSY
     /// without calling the busy handler (switching the journal mode can) is retried until the
     /// busy timeout has passed.
-    static func open(_ connection: SQLiteConnection, busyTimeout: Duration) throws(DefaultsError) {
+    static func open(_ connection: SQLiteConnection, busyTimeout: Duration, readOnly: Bool = false) throws(DefaultsError) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
         while true {
             do throws(DefaultsError) {
-                return try openOnce(connection)
+                return try readOnly ? checkReadOnly(connection) : openOnce(connection)
             } catch where error.code == .busy && clock.now < deadline {
                 SQLiteBusyWait.sleep(nanoseconds: 1_000_000)
             }
@@ -81,6 +81,21 @@ enum SQLiteSchema {
                 backend: SQLiteProvider.backend, path: connection.path)
         }
         if isNew || identity.version < version { try createOrMigrate(connection) }
+    }
+
+    /// Checks a store opened read-only: it must be a store of this version already, as nothing can
+    /// be created or migrated in it.
+    private static func checkReadOnly(_ connection: SQLiteConnection) throws(DefaultsError) {
+        let identity = try read(connection)
+        guard identity.applicationID != 0 || identity.schemaObjects != 0, identity.version >= version else {
+            throw DefaultsError(
+                .permissionDenied,
+                identity.schemaObjects == 0
+                    ? "The store file is empty and cannot be written, so the store cannot be created in it."
+                    : "The store was written by an older version and must be migrated, which a store that cannot be written cannot be.",
+                backend: SQLiteProvider.backend, path: connection.path)
+        }
+        try check(identity, path: connection.path)
     }
 
     /// Reads the identity in one statement, so that it comes from one snapshot even while another

@@ -1,4 +1,5 @@
 import AnyDefaultsCore
+import Dispatch
 import Synchronization
 
 /// What the ``SQLiteProvider`` instances open on one store file in this process share: the order
@@ -24,14 +25,31 @@ final class SQLiteSharedFile: Sendable {
 
     private struct Member: Sendable {
         weak var broadcaster: ChangeBroadcaster?
+        /// Closes the instance's connection unless a call is using it; returns whether it is
+        /// closed (see ``retire()``).
+        var closeIfIdle: @Sendable () -> Bool
     }
 
     private struct Entry: Sendable {
         weak var file: SQLiteSharedFile?
     }
 
+    private struct WeakCounter: Sendable {
+        weak var counter: SharedChangeCounter?
+    }
+
     /// The files open in this process.
     private static let open = Mutex<[FileID: Entry]>([:])
+    /// The change counters of the stores open in this process, by the store's path: one per path,
+    /// kept across a replacement of the store file, so that the caches registered with it stay.
+    private static let counters = Mutex<[String: WeakCounter]>([:])
+
+    /// The store file's absolute path.
+    let path: String
+    let id: FileID
+    /// Set once the file under the path is no longer this one: every instance on it opens the
+    /// path again before its next call.
+    private let replacedFlag = Atomic<Bool>(false)
 
     /// The instances' broadcasters, by identity.
     private let members = Mutex<[ObjectIdentifier: Member]>([:])
@@ -43,25 +61,87 @@ final class SQLiteSharedFile: Sendable {
     private let commits = Mutex<Int64?>(nil)
     /// The watch for other processes' commits, while there is one. Taken before `commits`.
     private let watcher = Mutex<SQLiteChangeWatcher?>(nil)
+    /// The count of every process's commits to the file (the file `<store>-counter` beside it),
+    /// through which caches in front of its instances stay coherent with other processes.
+    let changeCounter: SharedChangeCounter
 
-    private init() {}
+    private init(id: FileID, path: String, changeCounter: SharedChangeCounter) {
+        self.id = id
+        self.path = path
+        self.changeCounter = changeCounter
+    }
+
+    /// The change counter of the store at `path` (its file `<path>-counter`), shared by every
+    /// file opened at that path in this process.
+    static func counter(forStore path: String) throws(DefaultsError) -> SharedChangeCounter {
+        try counters.withLock { counters throws(DefaultsError) in
+            if let counter = counters[path]?.counter { return counter }
+            counters = counters.filter { $0.value.counter != nil }
+            let counter = try SharedChangeCounter(file: path + "-counter", backend: SQLiteProvider.backend, likeFile: path)
+            counters[path] = WeakCounter(counter: counter)
+            return counter
+        }
+    }
 
     /// Whether a connection of this process has the file `id` open.
     static func isOpen(_ id: FileID) -> Bool {
         open.withLock { $0[id]?.file != nil }
     }
 
-    /// The shared state of the file `id`, with `broadcaster` (one instance's) added to it.
-    static func join(_ id: FileID, broadcaster: ChangeBroadcaster) -> SQLiteSharedFile {
+    /// The shared state of the file `id` at `path`, with one instance (its `broadcaster`, and how
+    /// to close its connection for a replacement) added to it.
+    static func join(
+        _ id: FileID, path: String, broadcaster: ChangeBroadcaster, closeIfIdle: @escaping @Sendable () -> Bool
+    ) throws(DefaultsError) -> SQLiteSharedFile {
+        let counter = try counter(forStore: path)
         let file = open.withLock { open in
-            if let file = open[id]?.file { return file }
+            if let file = open[id]?.file, !file.isReplaced { return file }
             open = open.filter { $0.value.file != nil }
-            let file = SQLiteSharedFile()
+            let file = SQLiteSharedFile(id: id, path: path, changeCounter: counter)
+            counter.onCatchUp { [weak file] in file?.catchUpWithOtherProcesses() ?? false }
             open[id] = Entry(file: file)
+            SQLiteReserve.ensure(forStore: path)
             return file
         }
-        file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster) }
+        file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster, closeIfIdle: closeIfIdle) }
         return file
+    }
+
+    // MARK: Replacement
+
+    /// Whether the file under the path is no longer this one (see ``retire()``).
+    var isReplaced: Bool { replacedFlag.load(ordering: .acquiring) }
+
+    /// Gives up this file, which is no longer the one under its path: marks it replaced (each
+    /// instance opens the path again before its next call), stops the watch (which closes its
+    /// connection), closes the instances' connections that no call is using, and makes the caches
+    /// forget everything. Once this process's last connection to the file closes, SQLite copies
+    /// its log into it and removes the log beside the path, where the new file can start afresh.
+    /// Returns whether every connection to it is closed.
+    @discardableResult
+    func retire() -> Bool {
+        replacedFlag.store(true, ordering: .releasing)
+        watcher.withLock { watcher in
+            watcher?.stop()
+            watcher = nil
+        }
+        changeCounter.invalidateAll()
+        return members.withLock { Array($0.values) }.allSatisfy { $0.closeIfIdle() }
+    }
+
+    /// Retires every file open in this process at `path` other than `id`; returns whether they
+    /// have no open connection left.
+    static func retireOthers(atPath path: String, keeping id: FileID) -> Bool {
+        let others = open.withLock { open in open.values.compactMap(\.file).filter { $0.path == path && $0.id != id } }
+        return others.allSatisfy { $0.retire() }
+    }
+
+    /// Retires this file if the path names another file now (or none); returns whether it did.
+    /// Called by the watch, which wakes when the file is replaced.
+    private func retireIfReplaced() -> Bool {
+        guard SQLiteStoreFile.identity(atPath: path) != id else { return false }
+        retire()
+        return true
     }
 
     /// Removes an instance's broadcaster, when the instance is closed or goes away; the watch
@@ -104,33 +184,51 @@ final class SQLiteSharedFile: Sendable {
     /// Renews the lease if it is due, then reads the change log after the position and reports
     /// what other processes changed.
     private func readOtherProcessesCommits() {
-        let queued = watcher.withLock { watcher -> Bool in
-            guard let watcher else { return false }
+        guard !retireIfReplaced() else { return }
+        if readChangeLog().queued { deliverPending() }
+    }
+
+    /// Catches up with every commit other processes made so far, for the caches (see
+    /// `SharedChangeCounter`): reads the change log at once and tells them what changed. The
+    /// events are delivered on another thread, as a caller reading through a cache must not run
+    /// observers' handlers. Returns whether the log could tell (this process watches and read it).
+    func catchUpWithOtherProcesses() -> Bool {
+        let (queued, caughtUp) = readChangeLog()
+        if queued { DispatchQueue.global().async { [self] in deliverPending() } }
+        return caughtUp
+    }
+
+    /// Renews the lease if it is due, then reads what other processes logged after the position:
+    /// tells the caches and queues the events. Returns whether it queued any, and whether every
+    /// commit made before the call is now accounted for.
+    private func readChangeLog() -> (queued: Bool, caughtUp: Bool) {
+        watcher.withLock { watcher -> (queued: Bool, caughtUp: Bool) in
+            guard let watcher else { return (false, false) }
             // A failure (the store busy beyond the timeout, or damaged) is retried on the next
             // change or tick; a lease that lapsed meanwhile is noted then.
             try? watcher.keepLease()
             // Most wake-ups are this process's own commits, which log nothing it reads.
-            guard let end = try? watcher.connection.logEnd() else { return false }
-            guard watcher.lease.lapsed || end != commits.withLock({ $0 }) else { return false }
-            return commits.withLock { position -> Bool in
-                guard let start = position else { return false }
+            guard let end = try? watcher.connection.logEnd() else { return (false, false) }
+            guard watcher.lease.lapsed || end != commits.withLock({ $0 }) else { return (false, true) }
+            return commits.withLock { position -> (queued: Bool, caughtUp: Bool) in
+                guard let start = position else { return (false, false) }
                 let listeners = members.withLock { $0.values.compactMap(\.broadcaster) }
                 // Unobserved, only the position moves: no one would receive events.
-                guard listeners.contains(where: \.hasObservers) else {
+                guard listeners.contains(where: \.hasObservers) || changeCounter.hasCaches else {
                     position = end
                     watcher.lease.lapsed = false
-                    return false
+                    return (false, true)
                 }
-                guard let (events, end) = try? watcher.connection.logEvents(after: start, complete: !watcher.lease.lapsed)
-                else { return false }
-                position = end
+                guard let reading = try? watcher.connection.logEvents(after: start, complete: !watcher.lease.lapsed)
+                else { return (false, false) }
+                reading.invalidate(in: changeCounter)
+                position = reading.end
                 watcher.lease.lapsed = false
-                guard !events.isEmpty else { return false }
-                for listener in listeners { listener.enqueue(events) }
-                return true
+                guard !reading.events.isEmpty else { return (false, true) }
+                for listener in listeners { listener.enqueue(reading.events) }
+                return (true, true)
             }
         }
-        if queued { deliverPending() }
     }
 
     // MARK: Commits
@@ -140,18 +238,28 @@ final class SQLiteSharedFile: Sendable {
     /// whether anyone observes, so that it can skip working out events no one would receive, and,
     /// when someone does and this process watches, the change-log position from which to report
     /// other processes' commits first.
+    ///
+    /// After the write it counts the commit (``changeCounter``) and tells the caches what changed:
+    /// those of every instance what other processes changed before it, those of the other
+    /// instances (not in front of `provider`) what it changed.
     func commit(
-        from broadcaster: ChangeBroadcaster,
+        from broadcaster: ChangeBroadcaster, provider: AnyObject,
         _ write: (_ reportingEvents: Bool, _ logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents
     ) throws(DefaultsError) -> Bool {
         try commits.withLock { position throws(DefaultsError) -> Bool in
             let listeners = members.withLock { $0.values.compactMap(\.broadcaster) }
-            let observed = listeners.contains(where: \.hasObservers)
+            let observed = listeners.contains(where: \.hasObservers) || changeCounter.hasCaches
             let events = try write(observed, observed ? position : nil)
-            if let end = events.logPosition, position != nil { position = end }
-            guard !events.earlier.isEmpty || !events.own.isEmpty else { return false }
+            changeCounter.committed()
+            if let earlier = events.earlier, position != nil {
+                earlier.invalidate(in: changeCounter)
+                position = earlier.end
+            }
+            changeCounter.invalidate(keysOf: events.own, exceptCachesOf: provider)
+            let earlier = events.earlier?.events ?? []
+            guard !earlier.isEmpty || !events.own.isEmpty else { return false }
             for listener in listeners {
-                listener.enqueue(events.earlier)
+                listener.enqueue(earlier)
                 if listener === broadcaster {
                     listener.enqueue(events.own)
                 } else {
@@ -173,10 +281,8 @@ final class SQLiteSharedFile: Sendable {
 /// The events of one commit.
 struct SQLiteCommitEvents {
     /// What other processes committed before it and this process had not reported yet (origin
-    /// `.external`).
-    var earlier: [DefaultsChangeEvent] = []
+    /// `.external`), with the change-log position after them, when the log was read.
+    var earlier: ChangeLog.Report?
     /// What the commit itself changed (origin `.local`).
     var own: [DefaultsChangeEvent] = []
-    /// The change-log position after ``earlier``, when they were read.
-    var logPosition: Int64?
 }

@@ -174,6 +174,12 @@ public final class UserDefaultsProvider: DefaultsProvider {
         try store.refresh(options: options)
     }
 
+    /// Reads the suite again now (``refresh()``), so that the next read sees every change
+    /// committed before this call.
+    public func synchronize() throws(DefaultsError) {
+        try refresh()
+    }
+
     /// The file in which Foundation keeps `suiteName` (or the standard suite, for `nil`) on this
     /// platform, or `nil` on Apple platforms, where `cfprefsd` owns the files.
     public static func propertyListURL(forSuite suiteName: String?) throws(DefaultsError) -> URL? {

@@ -119,6 +119,23 @@ public protocol DefaultsProvider: Sendable {
     /// provider. Events arrive in commit order; they may arrive on any thread.
     func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation
 
+    /// The count of the commits every process makes to this provider's storage, through which a
+    /// ``CachingProvider`` in front stays coherent with other processes at the cost of one atomic
+    /// load per read (see ``SharedChangeCounter``).
+    ///
+    /// The default, `nil`, means no cross-process coherence: a cache in front learns of other
+    /// processes' changes only through this provider's events, so for a moment after another
+    /// process's write returned, a cached read may still return the value it replaced (use
+    /// ``CachingProvider/freshValue(forKey:)`` for a read that must not).
+    var sharedChangeCounter: SharedChangeCounter? { get }
+
+    /// Brings what this instance reads up to date with every change committed to its storage
+    /// before the call, by any process, and reports those changes to observers.
+    ///
+    /// The default does nothing: right for a provider that reads its storage on every call.
+    /// A provider that keeps a copy in memory (the JSON file backend) reads the storage again.
+    func synchronize() throws(DefaultsError)
+
     // Writes from async code: the same operations, suspending the calling task instead of
     // blocking its thread while the backend works (see DefaultsProvider+Async.swift for the
     // default implementations, which suit local backends).
@@ -137,6 +154,10 @@ public protocol DefaultsProvider: Sendable {
 }
 
 extension DefaultsProvider {
+    public var sharedChangeCounter: SharedChangeCounter? { nil }
+
+    public func synchronize() throws(DefaultsError) {}
+
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
         try apply([.set(key, value)])
     }

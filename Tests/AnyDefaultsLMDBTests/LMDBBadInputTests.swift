@@ -139,6 +139,30 @@ import Darwin
         }
     }
 
+    /// A store whose data file is made read-only (chmod 400; its directory and lock file still
+    /// writable) is read, and refuses writes with `permissionDenied`; the data file is unchanged.
+    /// Permissions bind only an ordinary user: as root, the child runs as nobody.
+    @Test func aReadOnlyDataFileIsReadAndRefusesWrites() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store")
+            try fill(path)
+            chmod(directory.path, 0o755)
+            let owner: uid_t = getuid() == 0 ? 65534 : getuid()
+            for name in try FileManager.default.contentsOfDirectory(atPath: path) { chown(path + "/" + name, owner, owner) }
+            chown(path, owner, owner)
+            chmod(path + "/data.mdb", 0o400)
+            let before = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
+            let child = try ChildProcess.run("LMDBTestChild", ["readwrite", path, "key7", "--as-nobody"])
+            #expect(child.status == 1, "\(child.standardError)")
+            let lines = child.standardOutput.split(separator: "\n")
+            #expect(lines.first == "read string(\"\(String(repeating: "v", count: 107))\")", "\(child.standardOutput)")
+            #expect(lines.count == 2 && lines[1].hasPrefix("error permissionDenied"), "\(child.standardOutput)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")) == before)
+            chmod(path + "/data.mdb", 0o600)
+            #expect(try LMDBProvider(path: path).keys().count == 401)
+        }
+    }
+
     @Test func unwritableParentDirectory() throws {
         try withTemporaryDirectory { directory in
             // As root, nothing is unwritable in a temporary directory; /sys refuses even root.

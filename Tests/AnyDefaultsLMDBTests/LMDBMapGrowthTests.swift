@@ -1,6 +1,7 @@
 @testable import AnyDefaultsLMDB
 import AnyDefaultsCore
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -48,6 +49,46 @@ import TestSupport
             }
             #expect(store.mapSize >= initial * 16)
             #expect(try store.value(forKey: "big11") == .data(Data(repeating: 11, count: 100_000 << 3)))
+        }
+    }
+
+    /// The watcher's check for new commits and the map size read LMDB's meta pages, which live in
+    /// the map: while another thread maps the file again (growing or adopting the map size), they
+    /// must wait in the gate. Before they did, this died with SIGSEGV within a second.
+    /// Run in a process of its own, so that a crash fails this test only.
+    @Test func readingTheMetaPagesWhileTheMapIsRemappedNeverCrashes() async {
+        await #expect(processExitsWith: .success) {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let store = try LMDBProvider(path: directory.path("store"), options: .init(initialMapSize: 64 << 10))
+            // Observed: the watcher wakes on every commit below and reads the last transaction.
+            let observation = store.observe { _ in }
+            defer { observation.cancel() }
+            // Before the fix, this died within the first second.
+            let deadline = ContinuousClock.now + .seconds(2)
+            let done = Atomic<Bool>(false)
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                while ContinuousClock.now < deadline { try? store.remap() }
+                done.store(true, ordering: .releasing)
+            }
+            DispatchQueue.global().async(group: group) {
+                while !done.load(ordering: .acquiring) {
+                    _ = store.lastTransaction
+                    _ = store.mapSize
+                }
+            }
+            DispatchQueue.global().async(group: group) {
+                var index: Int64 = 0
+                while !done.load(ordering: .acquiring) {
+                    index += 1
+                    try? store.commitAsAnotherProcess { transaction throws(DefaultsError) in
+                        _ = try transaction.apply(LMDBPreparedChange(.set("k", .int(index))), scheme: .standard)
+                    }
+                }
+            }
+            group.wait()
+            #expect(store.lastTransaction != nil)
         }
     }
 

@@ -97,31 +97,42 @@ import Darwin
         }
     }
 
-    @Test func aReadOnlyFileIsPermissionDeniedAndKept() throws {
+    /// A store file made read-only (chmod 400, the directory writable) is read, and refuses
+    /// writes with `permissionDenied`; the file is unchanged.
+    @Test func aReadOnlyFileIsReadAndRefusesWrites() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("store.sqlite")
             try SQLiteProvider(path: path).setValue(.string("kept"), forKey: "k")
             try handToUnprivilegedUser(directory, files: [path])
             chmod(path, 0o400)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            let result = try openUnprivileged(path)
-            #expect(result == "error permissionDenied \(path)")
+            #expect(try readAndWriteUnprivileged(path) == "read string(\"kept\")\nerror permissionDenied \(path)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
     }
 
-    @Test func aReadOnlyDirectoryIsPermissionDenied() throws {
+    /// A store in a read-only directory is read (as an immutable file: SQLite cannot make its
+    /// -wal and -shm there), and refuses writes; a new store cannot be created there.
+    @Test func aReadOnlyDirectoryIsReadAndRefusesWrites() throws {
         try withTemporaryDirectory { directory in
             let existing = directory.path("store.sqlite")
             try SQLiteProvider(path: existing).setValue(.string("kept"), forKey: "k")
             try handToUnprivilegedUser(directory, files: [existing])
             chmod(directory.path, 0o555)
             let before = try Data(contentsOf: URL(fileURLWithPath: existing))
-            #expect(try openUnprivileged(existing) == "error permissionDenied \(directory.path)")
+            #expect(try readAndWriteUnprivileged(existing) == "read string(\"kept\")\nerror permissionDenied \(existing)")
             #expect(try openUnprivileged(directory.path("new.sqlite")) == "error permissionDenied \(directory.path)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == before)
             #expect(!FileManager.default.fileExists(atPath: directory.path("new.sqlite")))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["store.sqlite", "store.sqlite-counter", "store.sqlite-reserve"])
         }
+    }
+
+    /// Runs the child's `readwrite` command (reading `k`) without root, where permissions apply.
+    private func readAndWriteUnprivileged(_ path: String) throws -> String {
+        let result = try ChildProcess.run("SQLiteTestChild", ["readwrite", path, "k", "--unprivileged"])
+        #expect(result.status == 0, "\(result.standardError)")
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Runs the child's `open` command without root, where permissions apply.

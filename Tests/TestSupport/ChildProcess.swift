@@ -62,19 +62,80 @@ public enum ChildProcess {
     public static func start(
         executable: URL, _ arguments: [String], environment: [String: String]? = nil
     ) throws -> (process: Process, output: Pipe, error: Pipe) {
+        let output = Pipe()
+        let error = Pipe()
+        let process = try launch(executable, arguments, environment: environment, input: FileHandle.nullDevice, output: output, error: error)
+        return (process, output, error)
+    }
+
+    private static func launch(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: Any, output: Any, error: Any
+    ) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        return process
+    }
+
+    /// Starts `name` with `arguments` for a conversation: returns the running process, the
+    /// handle that writes to its standard input and a reader of its standard output's lines. Its
+    /// standard error is discarded.
+    public static func startConversation(
+        _ name: String, _ arguments: [String]
+    ) throws -> (process: Process, input: FileHandle, output: LineReader) {
+        let input = Pipe()
+        let output = Pipe()
+        let process = try launch(executable(name), arguments, input: input, output: output, error: FileHandle.nullDevice)
+        return (process, input.fileHandleForWriting, LineReader(output.fileHandleForReading))
+    }
+
+    /// Reads a child's output line by line.
+    public final class LineReader {
+        private let handle: FileHandle
+        private var buffer = Data()
+
+        init(_ handle: FileHandle) { self.handle = handle }
+
+        /// The next line, without its newline; `nil` at the end of the output.
+        public func readLine() throws -> String? {
+            while true {
+                if let newline = buffer.firstIndex(of: 0x0A) {
+                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                    return line
+                }
+                let chunk = handle.availableData
+                guard !chunk.isEmpty else { return nil }
+                buffer.append(chunk)
+            }
+        }
+    }
+
+    /// Runs the system program at `path` (`/bin/mount`) to its end and returns its status and
+    /// output.
+    public static func runSystem(_ path: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        return (process, output, error)
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self), wasSignaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// Runs `name` to its end and returns its status and output.

@@ -101,6 +101,11 @@ let benchmarks: @Sendable () -> Void = {
         try LMDBProvider(path: directory.appendingPathComponent("cached").path)
     }
 
+    // What the check for other processes' commits costs a cached read.
+    CoherentReadBenchmark.register("lmdb-coherent") { directory in
+        try LMDBProvider(path: directory.appendingPathComponent("coherent").path)
+    }
+
     // MARK: Scale
 
     scaleBenchmarks()

@@ -99,6 +99,11 @@ let benchmarks: @Sendable () -> Void = {
         try SQLiteProvider(path: directory.appendingPathComponent("cached.sqlite").path)
     }
 
+    // What the check for other processes' commits costs a cached read.
+    CoherentReadBenchmark.register("sqlite-coherent") { directory in
+        try SQLiteProvider(path: directory.appendingPathComponent("coherent.sqlite").path)
+    }
+
     // MARK: Scale
 
     scaleBenchmarks()

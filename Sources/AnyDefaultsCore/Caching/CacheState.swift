@@ -75,6 +75,13 @@ struct CacheState {
         return .miss(clock)
     }
 
+    /// A ticket to read `key` from the upstream and cache it with ``finishFill(_:ticket:value:)``,
+    /// whether or not it is cached now (a fresh read).
+    mutating func ticketForFill(_ key: String) -> Ticket {
+        activity[key, default: Activity()].fillers += 1
+        return clock
+    }
+
     /// Caches what a read that missed found in the upstream, unless something may have changed
     /// the key since the read took its ticket.
     mutating func finishFill(_ key: String, ticket: Ticket, value: DefaultsValue?) {
@@ -220,22 +227,23 @@ struct CacheState {
     /// Takes in an event from the upstream: forgets the key unless the event is known to agree
     /// with the cache.
     ///
-    /// An external change always invalidates the key. A local one (made through the upstream
-    /// instance) agrees when the cache already holds its value, or when it reports the one write
-    /// in flight on the key; anything else (a write made on the upstream directly, bypassing the
-    /// cache) invalidates the key.
+    /// Any event agrees when the cache holds its value: the entry was read from the upstream
+    /// after the change, or holds an equal value (a later change sends an event of its own). A
+    /// local one (made through the upstream instance) also agrees when it reports the one write
+    /// in flight on the key; anything else (an external change, a write made on the upstream
+    /// directly, bypassing the cache) invalidates the key.
     mutating func absorb(_ event: DefaultsChangeEvent) {
-        if event.origin == .local {
-            // Accepting it can at most let that write cache its value, which is then what the
-            // upstream holds: any other change to the key reports a different value or stamps it.
-            // (Asked first: a key being written has no entry, so one lookup settles most events.)
-            if let record = activity[event.key], record.writers == 1, globalWriters == 0,
-                record.expected == event.newValue
-            {
-                return
-            }
-            if let cached = entries[event.key], cached == event.newValue { return }
+        // A local event of the one write in flight: accepting it can at most let that write cache
+        // its value, which is then what the upstream holds; any other change to the key reports
+        // a different value or stamps it. (Asked first: a key being written has no entry.)
+        if event.origin == .local, let record = activity[event.key], record.writers == 1, globalWriters == 0,
+            record.expected == event.newValue
+        {
+            return
         }
+        // Where the upstream counts commits (`SharedChangeCounter`), an external change was
+        // forgotten and read again before its event arrives: what was read is kept.
+        if let cached = entries[event.key], cached == event.newValue { return }
         invalidate(event.key)
     }
 

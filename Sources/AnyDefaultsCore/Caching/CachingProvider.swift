@@ -16,6 +16,14 @@ import Synchronization
 /// Write through the cache, not to the upstream directly: the cache learns of direct writes only
 /// through the upstream's events.
 ///
+/// **Other processes.** Where the upstream offers a ``SharedChangeCounter`` (SQLite, LMDB), a read
+/// that starts after another process's write returned never returns the value that write
+/// replaced: each read first compares the store's commit count with the one this process has
+/// accounted for (one atomic load), and when another process committed, forgets the keys it
+/// changed before answering. Elsewhere the cache learns of other processes' changes through the
+/// upstream's events, a moment later; ``freshValue(forKey:)`` reads past the cache for a read that
+/// must see them.
+///
 /// ```swift
 /// let store = try SQLiteProvider(path: path).cached()
 /// try store.setValue(.string("dark"), forKey: "ui.theme")
@@ -29,6 +37,12 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
 
     private let core: Core
     private let subscription: DefaultsObservation
+    /// The upstream's count of every process's commits, if it offers one, and what a read checks
+    /// of it (kept apart, so that the check costs no reference counting).
+    private let counter: SharedChangeCounter?
+    private let probe: SharedChangeCounter.Probe?
+    /// This cache's registration with `counter`, which tells it synchronously what changed.
+    private let coherence: DefaultsObservation?
 
     /// What the upstream's observer needs, held apart from the provider so that the observer
     /// does not keep the provider alive.
@@ -48,14 +62,44 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         self.upstream = upstream
         let core = Core()
         self.core = core
+        // Registered before observing: observing may start the upstream's watch for other
+        // processes' changes, which reports through the registration from then on.
+        counter = upstream.sharedChangeCounter
+        probe = counter?.probe
+        coherence = counter?.register(
+            upstream: upstream as AnyObject,
+            invalidate: { [weak core] keys in core?.state.withLock { state in for key in keys { state.invalidate(key) } } },
+            invalidateAll: { [weak core] in core?.state.withLock { $0.invalidateAll() } })
         subscription = upstream.observe { [weak core] event in core?.relay(event) }
     }
 
     public var capabilities: DefaultsCapabilities { upstream.capabilities }
 
+    public var sharedChangeCounter: SharedChangeCounter? { counter }
+
+    /// Catches up with every change committed before the call by any process: the upstream
+    /// synchronizes, and the cache forgets what changed (everything, where the upstream cannot
+    /// tell it which keys).
+    public func synchronize() throws(DefaultsError) {
+        if let counter {
+            counter.synchronize()
+        } else {
+            try upstream.synchronize()
+            invalidateAll()
+        }
+    }
+
+    /// Forgets what other processes changed since this process last looked, before the cache
+    /// answers or skips anything (see "Other processes" above).
+    @inline(__always)
+    private func catchUpWithOtherProcesses() {
+        if let probe, !probe.isCurrent { counter?.synchronize() }
+    }
+
     // MARK: Reads
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        catchUpWithOtherProcesses()
         // No canonicalization here: String equality is canonical equivalence already, and the
         // upstream validates and canonicalizes the keys that reach it.
         switch core.state.withLock({ $0.lookup(key) }) {
@@ -64,6 +108,28 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         case .miss(let ticket):
             return try fill(key, ticket: ticket)
         }
+    }
+
+    /// The value stored under `key` as of this call in every process, read from the upstream
+    /// (after it caught up with other processes' commits, ``DefaultsProvider/synchronize()``);
+    /// the answer replaces what the cache held. For a read that must see another process's write
+    /// at once where the upstream offers no ``SharedChangeCounter`` (the JSON file and
+    /// UserDefaults backends); elsewhere ``value(forKey:)`` already does.
+    ///
+    /// ```swift
+    /// let limit = try store.freshValue(forKey: "quota.limit")
+    /// ```
+    public func freshValue(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        if let counter {
+            counter.synchronize()
+        } else {
+            try upstream.synchronize()
+        }
+        let ticket = core.state.withLock { state in
+            state.invalidate(key)
+            return state.ticketForFill(key)
+        }
+        return try fill(key, ticket: ticket)
     }
 
     private func fill(_ key: String, ticket: CacheState.Ticket) throws(DefaultsError) -> DefaultsValue? {
@@ -128,6 +194,8 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     }
 
     private func write(_ value: DefaultsValue?, forKey key: String) throws(DefaultsError) {
+        // A write the cache skips as already stored must not rest on what another process replaced.
+        catchUpWithOtherProcesses()
         guard let ticket = core.state.withLock({ $0.beginWrite(key, value: value) }) else { return }
         do {
             if let value {
@@ -143,6 +211,7 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     }
 
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        catchUpWithOtherProcesses()
         guard let batch = core.state.withLock({ $0.beginBatch(changes) }) else { return }
         do {
             try upstream.apply(batch.changes)

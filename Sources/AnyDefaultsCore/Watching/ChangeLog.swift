@@ -160,6 +160,32 @@ public enum ChangeLog {
         }
     }
 
+    /// What a watcher found in a log after its position: the events to report, the position after
+    /// them, and whether they are all that changed (else any stored key may have: the reading was
+    /// not complete, or the lease had lapsed).
+    public struct Report: Sendable {
+        public var events: [DefaultsChangeEvent]
+        public var end: Int64
+        public var complete: Bool
+
+        public init(events: [DefaultsChangeEvent], end: Int64, complete: Bool) {
+            self.events = events
+            self.end = end
+            self.complete = complete
+        }
+
+        /// Tells the caches registered with `counter` what changed (see ``SharedChangeCounter``):
+        /// the events' keys, or everything when the report is not complete. Call it before the
+        /// position moves on.
+        public func invalidate(in counter: SharedChangeCounter) {
+            if complete {
+                counter.invalidate(keysOf: events)
+            } else {
+                counter.invalidateAll()
+            }
+        }
+    }
+
     /// Reads `entries`, in ascending order: the entry at `position` if it is still there, every
     /// later one, or, when the log's newest entry is older than the position (the log was emptied
     /// and restarted), that entry alone. Entries of `origin` (the reader's own) are left out.

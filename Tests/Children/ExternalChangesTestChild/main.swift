@@ -11,6 +11,10 @@
 //       <count> events as key=value (key=nil for a removal) and exits; status 2 if they do not
 //       all arrive within 10 s.
 //
+//   ExternalChangesTestChild serve <store>
+//       Opens the store behind a cache and, for each line read from standard input (a change as
+//       above, or a batch), makes that one write and prints "ok" once it returned.
+//
 //   ExternalChangesTestChild leaks <store with {n}> <count>
 //       Opens <count> stores, {n} replaced by 0, 1, ..., twenty at a time, each observed
 //       (every other one through a cache) and written once, then closes (where the backend can
@@ -60,6 +64,16 @@ func write(_ configuration: String, _ writes: ArraySlice<String>) throws(Default
             try store.apply(write.split(separator: ",").map(change))
         }
     }
+}
+
+func serve(_ configuration: String) throws(DefaultsError) {
+    let (store, close) = try open(configuration, cached: true)
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while let line = readLine() {
+        try store.apply(line.split(separator: ",").map(change))
+        FileHandle.standardOutput.write(Data("ok\n".utf8))  // unbuffered: the write returned
+    }
+    close?()
 }
 
 func leaks(_ template: String, count: Int) throws(DefaultsError) {
@@ -122,6 +136,9 @@ do {
     case "watch":
         guard arguments.count == 3, let count = Int(arguments[2]) else { fail("usage: watch <store> <count>") }
         try watch(arguments[1], count: count)
+    case "serve":
+        guard arguments.count == 2 else { fail("usage: serve <store>") }
+        try serve(arguments[1])
     case "leaks":
         guard arguments.count == 3, let count = Int(arguments[2]) else { fail("usage: leaks <store with {n}> <count>") }
         try leaks(arguments[1], count: count)

@@ -1,0 +1,132 @@
+import AnyDefaultsCore
+import CLMDB
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The data file replaced under a running store (a backup renamed over `data.mdb`).
+///
+/// LMDB finds `lock.mdb` by name, and its table (the last transaction, the readers) describes
+/// whichever data file the processes that share it have open. A process that opened the new
+/// `data.mdb` with the old one's lock table would take the wrong meta page for the newest one.
+/// So the counter file records which data file the lock file belongs to
+/// (``AnyDefaultsCore/SharedChangeCounter/storeIdentity``): an environment opens only once no other
+/// process uses a lock file of another data file (LMDB then starts the table afresh), and a
+/// running environment that finds the data file replaced (checked on every write, at most every
+/// 50 ms on reads, at once by the watch) closes and opens the directory again.
+extension LMDBEnvironment {
+    /// How often a read checks the data file at most.
+    static let readCheckInterval: UInt64 = 50_000_000
+
+    /// Waits, up to `timeout`, until the lock file beside the data file belongs to it: recorded
+    /// for it (or for nothing yet), or used by no other process (its users had another data file
+    /// open, and will open the directory again once they notice). Returns the identity recorded,
+    /// for the open to replace.
+    static func claimLockFile(path: String, counter: SharedChangeCounter, timeout: Duration) throws(DefaultsError) -> UInt64 {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            guard let recorded = counter.storeIdentity else { return 0 }
+            let current = identity(atPath: path + "/data.mdb")
+            // Every environment keeps a read lock on the lock file's first byte. (The probe closes
+            // the file, which drops this process's locks on it: no environment of this process has
+            // it open now, one per directory, closed before it is opened again.)
+            if recorded == 0 || recorded == current || !FileLockProbe.isLockedByAnotherProcess(path + "/lock.mdb", byte: 0) { return recorded }
+            guard clock.now < deadline else {
+                throw DefaultsError(
+                    .busy,
+                    "The store's data file was replaced while another process had it open, and that process still uses the "
+                        + "replaced file's lock file (lock.mdb); it lets go once it notices. Nothing was changed.",
+                    backend: LMDBProvider.backend, path: path)
+            }
+            usleep(1_000)
+        }
+    }
+
+    /// The identity of the file at `path`, or 0 if there is none.
+    static func identity(atPath path: String) -> UInt64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return SharedChangeCounter.identity(
+            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+    }
+
+    /// The identity of the data file the environment `pointer` has open.
+    static func dataFileIdentity(_ pointer: OpaquePointer, path: String) throws(DefaultsError) -> UInt64 {
+        var fd: mdb_filehandle_t = -1
+        let rc = mdb_env_get_fd(pointer, &fd)
+        guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw DefaultsError.lmdb(errno, "inspect the data file", path: path) }
+        return SharedChangeCounter.identity(
+            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+    }
+
+    /// Checks that the data file under the path is still the one open, and opens it again if it
+    /// was replaced: on every write (`always`) by the open file's link count (a file renamed over
+    /// or deleted has none left, and `fstat` costs much less than looking the path up), and by
+    /// looking the path up at most every 50 ms (which also finds a replaced file that another hard
+    /// link keeps), on reads too. Throws `notFound` when there is none any more (deleted or moved
+    /// away: writing on would lose the writes).
+    @inline(__always)
+    func checkDataFile(always: Bool) throws(DefaultsError) {
+        let now = CoarseClock.nanoseconds
+        if now &- dataFileCheckedAt.load(ordering: .relaxed) >= Self.readCheckInterval {
+            dataFileCheckedAt.store(now, ordering: .relaxed)
+        } else {
+            guard always else { return }
+            var info = stat()
+            let descriptor = handle.dataDescriptor.load(ordering: .acquiring)
+            guard descriptor < 0 || fstat(descriptor, &info) != 0 || info.st_nlink == 0 else { return }
+        }
+        let current = Self.identity(atPath: dataFilePath)
+        guard current != handle.dataFile.load(ordering: .acquiring) else { return }
+        guard current != 0 else {
+            throw DefaultsError(
+                .notFound,
+                "The store's data file was deleted or moved away while the store was open; put it back, or open the store again to create a new one.",
+                backend: LMDBProvider.backend, path: path)
+        }
+        try reopen()
+    }
+
+    /// Closes the environment and opens the directory again, after its data file was replaced:
+    /// the watch stops (its lease was on the replaced file) and starts again, the caches forget
+    /// what they held. If the new file cannot be opened yet, calls fail with `busy` until one can.
+    func reopen() throws(DefaultsError) {
+        let scheme = watching.withLock { $0?.scheme }
+        stopWatching()
+        try writer.withLock { (state: inout WriterState) throws(DefaultsError) in
+            // Another thread may have opened it again meanwhile.
+            guard Self.identity(atPath: path + "/data.mdb") != handle.dataFile.load(ordering: .acquiring) else { return }
+            let outcome = gate.exclusive(takingPool: true) { pooled -> Result<Void, DefaultsError> in
+                for transaction in pooled { mdb_txn_abort(transaction) }
+                if let pointer = handle.pointer { mdb_env_close(pointer) }
+                handle.pointer = nil
+                handle.dataFile.store(0, ordering: .releasing)
+                handle.dataDescriptor.store(-1, ordering: .releasing)
+                do throws(DefaultsError) {
+                    let opened = try Self.openEnvironment(path: path, options: options, maximumMapSize: maximumMapSize, counter: changeCounter)
+                    handle.pointer = opened.pointer
+                    handle.dataFile.store(opened.dataFile, ordering: .releasing)
+                    var descriptor: mdb_filehandle_t = -1
+                    if mdb_env_get_fd(opened.pointer, &descriptor) == MDB_SUCCESS {
+                        handle.dataDescriptor.store(descriptor, ordering: .releasing)
+                    }
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            state = WriterState(syncIsOff: options.durability == .noSync)
+            changeCounter.invalidateAll()
+            try outcome?.get()
+        }
+        try prepareStore()
+        if let scheme { watch(scheme: scheme) }
+    }
+}

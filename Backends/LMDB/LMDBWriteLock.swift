@@ -1,0 +1,62 @@
+import AnyDefaultsCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A lock that every AnyDefaults process takes around its LMDB write transactions, waiting for it
+/// at most the lock timeout: an `flock` on the store's directory.
+///
+/// LMDB's own write lock is a mutex in `lock.mdb` with no timeout, so a writer stopped (SIGSTOP,
+/// a debugger) while it holds it would block every other writer forever; a writer that died is
+/// no problem (the mutex is robust). Taken before LMDB's, this lock bounds the wait: a writer that
+/// cannot get it within ``LMDBProvider/Options-swift.struct/lockTimeout`` fails with `busy` and
+/// never reaches LMDB's mutex. (A program that writes with liblmdb directly does not take it; a
+/// writer of such a program stopped while holding LMDB's lock still blocks ours.)
+///
+/// An `flock` belongs to the open file description, so the threads of this process share it: they
+/// take turns under the environment's writer lock.
+struct LMDBWriteLock: Sendable {
+    /// The store's directory, opened once.
+    let descriptor: Int32
+    let path: String
+
+    init(directory path: String) throws(DefaultsError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw DefaultsError.lmdb(errno, "open the store's directory", path: path) }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    /// Takes the lock, waiting (from 10 µs, doubling to 1 ms between tries) at most `timeout`.
+    func acquire(timeout: Duration) throws(DefaultsError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pause: UInt32 = 10
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else { throw DefaultsError.lmdb(code, "lock the store for writing", path: path) }
+            guard clock.now < deadline else {
+                throw DefaultsError(
+                    .busy,
+                    "Another process kept the store locked for writing beyond the lock timeout "
+                        + "(LMDBProvider.Options.lockTimeout, \(timeout)); it may be stopped.",
+                    backend: LMDBProvider.backend, path: path)
+            }
+            usleep(pause)
+            pause = min(pause * 2, 1_000)
+        }
+    }
+
+    func release() {
+        _ = flock(descriptor, LOCK_UN)
+    }
+
+    /// Closes the directory (which releases the lock).
+    func closeDirectory() {
+        _ = close(descriptor)
+    }
+}

@@ -1,0 +1,211 @@
+@testable import AnyDefaultsSQLite
+import AnyDefaultsCore
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The files beside a store: a write-ahead log left without its store, a store file replaced
+/// while open, links planted where SQLite's files go.
+@Suite struct SQLiteStoreFileSafetyTests {
+    /// A process died with commits in the `-wal`, then the store file went away: opening must not
+    /// create an empty store over the log (SQLite would delete or replay it); the log is kept, and
+    /// once the store file is back its commits are there.
+    @Test func aWriteAheadLogWithoutItsStoreIsRefusedAndKept() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            let child = try ChildProcess.run("SQLiteTestChild", ["crash", path, "kept", "20"])
+            #expect(child.wasSignaled, "\(child.standardError)")
+            let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+            #expect(!log.isEmpty)
+            try FileManager.default.moveItem(atPath: path, toPath: directory.path("aside.sqlite"))
+
+            let error = #expect(throws: DefaultsError.self) { try SQLiteProvider(path: path) }
+            #expect(error?.code == .corrupted)
+            #expect(error?.message.contains("-wal") == true)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")) == log)
+
+            try FileManager.default.moveItem(atPath: directory.path("aside.sqlite"), toPath: path)
+            let store = try SQLiteProvider(path: path)
+            #expect(try store.value(forKey: "kept.19") == .int(19))
+            #expect(try store.keys().count == 20)
+        }
+    }
+
+    /// A backup restored by renaming it over the store while another process has the store open,
+    /// writing and watching: the restored keys are there for every reader, the old process's
+    /// write-ahead log is never applied to the restored file, and the old process's next writes go
+    /// to the restored file.
+    @Test func aBackupRenamedOverTheStoreWhileAnotherProcessWritesIsWhatEveryoneReads() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            let backup = directory.path("backup.sqlite")
+            do {
+                let store = try SQLiteProvider(path: path)
+                try store.apply((0..<20).map { .set("restored.\($0)", .int(Int64($0))) })
+                store.close()
+            }
+            try FileManager.default.copyItem(atPath: path, toPath: backup)
+
+            let (writer, input, output) = try ChildProcess.startConversation("SQLiteTestChild", ["serve", path])
+            defer {
+                try? input.close()
+                writer.waitUntilExit()
+            }
+            #expect(try output.readLine() == "ready")
+            // Written after the backup: in the log and the file the restore replaces.
+            for index in 0..<50 {
+                try input.write(contentsOf: Data("lost.\(index)=\(index)\n".utf8))
+                #expect(try output.readLine() == "ok")
+            }
+            #expect(rename(backup, path) == 0)
+
+            // Another process reads the restored file.
+            let read = try ChildProcess.run("SQLiteTestChild", ["read", path, "restored.7"])
+            #expect(read.standardOutput == "int(7)\n", "\(read.standardError)")
+            #expect(try ChildProcess.run("SQLiteTestChild", ["read", path, "lost.3"]).standardOutput == "nil\n")
+
+            // The writer's next write goes to the restored file.
+            try input.write(contentsOf: Data("after=1\n".utf8))
+            #expect(try output.readLine() == "ok")
+            let store = try SQLiteProvider(path: path)
+            #expect(try store.value(forKey: "after") == .int(1))
+            #expect(try store.value(forKey: "restored.19") == .int(19))
+            #expect(try store.value(forKey: "lost.49") == nil)
+            #expect(try store.keys().count == 21)
+        }
+    }
+
+    /// In one process, two instances on the store and a cache in front of one: after the file is
+    /// replaced, a write through either opens the new file, and both (and the cache) read it.
+    @Test func instancesInOneProcessAllMoveToTheReplacingFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            let backup = directory.path("backup.sqlite")
+            do {
+                let store = try SQLiteProvider(path: path)
+                try store.setValue(.string("backup"), forKey: "state")
+                store.close()
+            }
+            try FileManager.default.copyItem(atPath: path, toPath: backup)
+            let first = try SQLiteProvider(path: path)
+            let second = try SQLiteProvider(path: path)
+            let cache = first.cached()
+            try cache.setValue(.string("live"), forKey: "state")
+            #expect(try second.value(forKey: "state") == .string("live"))
+            #expect(rename(backup, path) == 0)
+            try second.setValue(.int(1), forKey: "after")
+            #expect(try cache.value(forKey: "state") == .string("backup"))
+            #expect(try first.value(forKey: "after") == .int(1))
+            #expect(try first.keys().sorted() == ["after", "state"])
+            // The replaced file's log was never applied here, nor left for the new file.
+            first.close()
+            second.close()
+            let reopened = try SQLiteProvider(path: path)
+            #expect(try reopened.allValues() == ["state": .string("backup"), "after": .int(1)])
+        }
+    }
+}
+
+/// Links planted where a store's files belong, and the owner of the files root creates.
+@Suite struct SQLiteSidecarFileTests {
+    /// A symbolic link where SQLite's write-ahead log or shared-memory index, or the library's
+    /// counter, belongs: the store refuses it (SQLite opens its files without following links; the
+    /// library does the same), the file it points to is never written.
+    @Test(arguments: ["-wal", "-shm", "-counter"])
+    func aLinkPlantedBesideTheStoreIsRefusedAndItsTargetUntouched(suffix: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            try SQLiteProvider(path: path).setValue(.int(1), forKey: "before")
+            let victim = directory.path("victim")
+            try Data("victim".utf8).write(to: URL(fileURLWithPath: victim))
+            try? FileManager.default.removeItem(atPath: path + suffix)
+            #expect(symlink(victim, path + suffix) == 0)
+            let error = #expect(throws: DefaultsError.self) {
+                let store = try SQLiteProvider(path: path)
+                try store.setValue(.int(2), forKey: "after")
+            }
+            #expect(error?.code == .permissionDenied, "\(String(describing: error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("victim".utf8))
+        }
+    }
+
+    /// A link where the rollback journal or the reserve belongs (files SQLite or the store may
+    /// make, delete or truncate): nothing is written through it, and the store works or refuses.
+    @Test(arguments: ["-journal", "-reserve"])
+    func aLinkPlantedWhereAJournalOrTheReserveBelongsIsNeverWrittenThrough(suffix: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            try SQLiteProvider(path: path).setValue(.int(1), forKey: "before")
+            let victim = directory.path("victim")
+            try Data("victim".utf8).write(to: URL(fileURLWithPath: victim))
+            try? FileManager.default.removeItem(atPath: path + suffix)
+            #expect(symlink(victim, path + suffix) == 0)
+            do throws(DefaultsError) {
+                let store = try SQLiteProvider(path: path)
+                try store.setValue(.int(2), forKey: "after")
+                try store.removeValue(forKey: "before")
+                #expect(try store.value(forKey: "after") == .int(2))
+            } catch {
+                #expect(error.code == .permissionDenied, "\(error)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("victim".utf8))
+        }
+    }
+
+    /// Root writing a user's store: every file it creates beside the store belongs to the store's
+    /// owner and has its mode, so the user can still open the store.
+    @Test(.enabled(if: geteuid() == 0)) func filesRootCreatesBesideAUsersStoreKeepTheStoresOwner() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory.path("user")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            #expect(chown(folder, 65534, 65534) == 0)
+            let path = folder + "/store.sqlite"
+            let created = try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"])
+            #expect(created.standardOutput == "ok\n", "\(created.standardError)")
+            let store = try SQLiteProvider(path: path)
+            try store.setValue(.int(1), forKey: "by root")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(Set(files).isSuperset(of: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-counter"]))
+            for file in files {
+                var info = stat()
+                #expect(lstat(folder + "/" + file, &info) == 0)
+                #expect(info.st_uid == 65534, "\(file) is owned by \(info.st_uid)")
+                #expect(info.st_mode & 0o077 == 0, "\(file) has mode \(String(info.st_mode & 0o777, radix: 8))")
+            }
+            store.close()
+            #expect(try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"]).standardOutput == "ok\n")
+        }
+    }
+}
+
+/// Store file names as long as the file system allows, and longer.
+@Suite struct SQLiteNameLengthTests {
+    /// A name that fits, but whose files beside it (`-wal.replaced-…`, `-journal`, `-counter`)
+    /// would not, is refused at open with `invalidConfiguration`, and nothing is created; the
+    /// longest name that leaves room for them works, through every file.
+    @Test func aNameTooLongForTheFilesBesideItIsRefusedAtOpen() throws {
+        try withTemporaryDirectory { directory in
+            let limit = Int(pathconf(directory.path, Int32(_PC_NAME_MAX)))
+            let fits = directory.path(String(repeating: "a", count: limit - SQLiteSidecars.longestSuffix))
+            let store = try SQLiteProvider(path: fits)
+            try store.setValue(.int(1), forKey: "k")
+            #expect(try store.value(forKey: "k") == .int(1))
+            #expect(FileManager.default.fileExists(atPath: fits + "-counter"))
+            #expect(FileManager.default.fileExists(atPath: fits + "-wal"))
+            for length in [limit - SQLiteSidecars.longestSuffix + 1, limit - 8, limit] {
+                let name = directory.path(String(repeating: "b", count: length))
+                let error = #expect(throws: DefaultsError.self) { try SQLiteProvider(path: name) }
+                #expect(error?.code == .invalidConfiguration, "\(String(describing: error))")
+                #expect(error?.path == name)
+                #expect(!FileManager.default.fileExists(atPath: name))
+            }
+        }
+    }
+}

@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
+        // XCTest's skipping for the suite; apart, so that linking the suite never links XCTest.
+        .library(name: "AnyDefaultsTestingXCTest", targets: ["AnyDefaultsTestingXCTest"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
     ],
     dependencies: [
@@ -39,6 +41,7 @@ let package = Package(
             ]
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
+        .target(name: "AnyDefaultsTestingXCTest", dependencies: ["AnyDefaultsTesting"]),
         .executableTarget(
             name: "AnyDefaultsCLI",
             dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -75,6 +78,14 @@ let package = Package(
         // concurrency and corruption tests, and writes for the cross-process change tests.
         .executableTarget(name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
         .executableTarget(name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
+        // The conformance suite's child process for every built-in backend, opened by store string.
+        .executableTarget(
+            name: "ConformanceTestChild", dependencies: ["AnyDefaults", "AnyDefaultsTesting"], path: "Tests/Children/ConformanceTestChild"),
+        // Deliberately broken providers (and their correct reference) for the suite's own tests,
+        // and the child process that runs them.
+        .target(name: "BrokenProviders", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting"], path: "Tests/BrokenProviders"),
+        .executableTarget(
+            name: "BrokenProviderTestChild", dependencies: ["BrokenProviders", "AnyDefaultsTesting"], path: "Tests/Children/BrokenProviderTestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
@@ -89,11 +100,14 @@ let package = Package(
             name: "AnyDefaultsTests",
             dependencies: ["AnyDefaults", "TestSupport", .product(name: "Configuration", package: "swift-configuration")]
         ),
-        .testTarget(name: "AnyDefaultsTestingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]),
+        .testTarget(
+            name: "AnyDefaultsTestingTests",
+            dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsTestingXCTest", "AnyDefaultsMemory", "BrokenProviders", "TestSupport"]
+        ),
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory", "AnyDefaultsJSONFile",
+                "AnyDefaults", "AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory", "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults", "AnyDefaultsSQLite", "AnyDefaultsLMDB",
             ]
         ),

@@ -1,5 +1,9 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
+
+/// The platforms without Apple's Combine, where AnyDefaultsCombine uses OpenCombine.
+let withoutCombine: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
 // The layout mirrors the architecture (see Docs/Architecture.md): the core knows no backend, each
 // backend is one target under Backends/ (with its system-library shim beside it), the umbrella
@@ -15,10 +19,14 @@ let package = Package(
         .library(name: "AnyDefaultsUserDefaults", targets: ["AnyDefaultsUserDefaults"]),
         .library(name: "AnyDefaultsSQLite", targets: ["AnyDefaultsSQLite"]),
         .library(name: "AnyDefaultsLMDB", targets: ["AnyDefaultsLMDB"]),
+        .library(name: "AnyDefaultsPostgreSQL", targets: ["AnyDefaultsPostgreSQL"]),
         .library(name: "AnyDefaults", targets: ["AnyDefaults"]),
         .library(name: "AnyDefaultsTesting", targets: ["AnyDefaultsTesting"]),
         // XCTest's skipping for the suite; apart, so that linking the suite never links XCTest.
         .library(name: "AnyDefaultsTestingXCTest", targets: ["AnyDefaultsTestingXCTest"]),
+        // Macros: only this product builds swift-syntax and the compiler plug-in.
+        .library(name: "AnyDefaultsMacros", targets: ["AnyDefaultsMacros"]),
+        .library(name: "AnyDefaultsCombine", targets: ["AnyDefaultsCombine"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
     ],
     dependencies: [
@@ -27,6 +35,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // Only the command-line tool uses it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only the macro plug-in and its tests use it. 603 is the release made with Swift 6.3,
+        // the toolchain this package builds with: its parser knows all the syntax that compiler does.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Only the PostgreSQL backend uses it (and brings SwiftNIO with it).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Only AnyDefaultsCombine uses it, and only where Apple's Combine is missing.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // MARK: The framework
@@ -35,13 +50,34 @@ let package = Package(
             name: "AnyDefaults",
             dependencies: [
                 "AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsJSONFile", "AnyDefaultsUserDefaults",
-                "AnyDefaultsSQLite", "AnyDefaultsLMDB",
+                "AnyDefaultsSQLite", "AnyDefaultsLMDB", "AnyDefaultsPostgreSQL",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
         .target(name: "AnyDefaultsTestingXCTest", dependencies: ["AnyDefaultsTesting"]),
+        // The macros (the plug-in runs in the compiler) and what their expansions call.
+        .target(name: "AnyDefaultsMacros", dependencies: ["AnyDefaults", "AnyDefaultsMacrosPlugin"]),
+        .macro(
+            name: "AnyDefaultsMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        // Combine publishers: Apple's Combine where it exists, OpenCombine elsewhere (never built
+        // for Apple platforms).
+        .target(
+            name: "AnyDefaultsCombine",
+            dependencies: [
+                "AnyDefaults",
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: withoutCombine)),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: withoutCombine)),
+            ]
+        ),
         .executableTarget(
             name: "AnyDefaultsCLI",
             dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -61,6 +97,11 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+        .target(
+            name: "AnyDefaultsPostgreSQL",
+            dependencies: ["AnyDefaultsCore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Backends/PostgreSQL"
+        ),
 
         // MARK: Test support: temporary directories, child processes
         .target(name: "TestSupport", dependencies: ["AnyDefaultsCore"], path: "Tests/TestSupport"),
@@ -86,6 +127,9 @@ let package = Package(
         .target(name: "BrokenProviders", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting"], path: "Tests/BrokenProviders"),
         .executableTarget(
             name: "BrokenProviderTestChild", dependencies: ["BrokenProviders", "AnyDefaultsTesting"], path: "Tests/Children/BrokenProviderTestChild"),
+        // Runs what uses process-wide state for the Combine tests: the documented examples on
+        // `Defaults.standard`, launches of a migration, the process-wide mock flag.
+        .executableTarget(name: "CombineTestChild", dependencies: ["AnyDefaultsCombine"], path: "Tests/Children/CombineTestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
@@ -113,7 +157,26 @@ let package = Package(
         ),
         .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        // Against a throwaway PostgreSQL cluster that the target starts (TestSupport's PostgreSQLCluster).
+        .testTarget(
+            name: "AnyDefaultsPostgreSQLTests",
+            dependencies: [
+                "AnyDefaults", "AnyDefaultsPostgreSQL", "AnyDefaultsTesting", "TestSupport",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "ExternalChangesTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsMacrosTests", dependencies: ["AnyDefaultsMacros", "TestSupport"]),
+        .testTarget(
+            name: "AnyDefaultsMacrosPluginTests",
+            dependencies: [
+                "AnyDefaultsMacrosPlugin",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
+        ),
+        .testTarget(name: "AnyDefaultsCombineTests", dependencies: ["AnyDefaultsCombine", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

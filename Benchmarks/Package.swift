@@ -23,6 +23,8 @@ let package = Package(
     dependencies: [
         .package(name: "AnyDefaults", path: ".."),
         .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // The raw baseline of PostgreSQLBenchmarks (the same version AnyDefaults resolves).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // In memory, the cache, Foundation UserDefaults.string(forKey:) and a bare Mutex (issue 7).
@@ -31,12 +33,24 @@ let package = Package(
         benchmark("FacadeBenchmarks", ["AnyDefaultsCore", "AnyDefaultsMemory"]),
         // Tracked reads and observed writes against the raw cached provider (issue 10).
         benchmark("ObservationBenchmarks", ["AnyDefaultsCore", "AnyDefaultsMemory"]),
+        // @ObservableDefaults properties against the same key through Defaults (issue 19).
+        benchmark("MacroBenchmarks", ["AnyDefaultsMacros"]),
         // Each backend beside what it is built on (issues 3 to 6): a bare atomic file write,
         // Foundation UserDefaults, raw libsqlite3 and liblmdb calls (in BenchmarkData).
         benchmark("JSONFileBenchmarks", ["AnyDefaultsCore", "AnyDefaultsJSONFile"]),
         benchmark("UserDefaultsBenchmarks", ["AnyDefaultsCore", "AnyDefaultsUserDefaults"]),
         benchmark("SQLiteBenchmarks", ["AnyDefaultsCore", "AnyDefaultsSQLite"]),
         benchmark("LMDBBenchmarks", ["AnyDefaultsCore", "AnyDefaultsLMDB"]),
+        // Beside raw postgres-nio on a throwaway server (issue 21); run by scripts/postgres-benchmarks.
+        .executableTarget(
+            name: "PostgreSQLBenchmarks",
+            dependencies: [
+                "BenchmarkSupport", .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ] + ["AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsPostgreSQL"].map { .product(name: $0, package: "AnyDefaults") },
+            path: "Benchmarks/PostgreSQLBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
 
         // What the benchmark targets share: fixtures in temporary directories, paired timing,
         // memory measurement, the scale benchmark, the cached and facade reads over any backend.
@@ -68,6 +82,12 @@ let package = Package(
                 + ["AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsJSONFile", "AnyDefaultsSQLite", "AnyDefaultsLMDB"]
                     .map { .product(name: $0, package: "AnyDefaults") },
             path: "Support/BenchmarkProbe"
+        ),
+        // Commit on one PostgreSQL client to the event on another (issue 21): p50/p99, lost changes.
+        .executableTarget(
+            name: "PostgreSQLLatency",
+            dependencies: ["AnyDefaultsCore", "AnyDefaultsPostgreSQL"].map { .product(name: $0, package: "AnyDefaults") },
+            path: "Benchmarks/PostgreSQLLatency"
         ),
         // Changes from other processes (issue 11): delivery latency and idle cost; a program of
         // its own, not a package-benchmark target. Run: scripts/change-latency

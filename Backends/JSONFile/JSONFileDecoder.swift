@@ -194,10 +194,13 @@ enum JSONFileDecoder {
         }
 
         private func double(_ literal: String, at offset: Int) throws(JSONFileParseError) -> Double {
-            // The reader checked the JSON number grammar, which Double's parser accepts; a
-            // magnitude beyond Double's range reads as an infinity, as in any JSON parser.
-            guard let value = Double(literal) else { throw error("not a number Swift can read", at: offset) }
-            return value
+            // The reader checked the JSON number grammar, which Double's parser accepts. Other
+            // parsers read a magnitude beyond Double's range as an infinity and a tiny one as 0:
+            // a different value than written, so refused here, for every JSON input.
+            switch ExactJSON.double(fromLiteral: literal) {
+            case .success(let value): return value
+            case .failure(let problem): throw error(problem.reason, at: offset)
+            }
         }
 
         /// A key that appears twice in one object; `key` is named only for a store's own keys.

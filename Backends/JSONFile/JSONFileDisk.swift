@@ -19,6 +19,11 @@ struct JSONFileDisk {
         lock = LockFile(path: path + ".lock")
     }
 
+    /// The most bytes the name of a file written beside the settings file adds to its name:
+    /// `.corrupted-<UTC time>-<n>` of a file moved aside (`.lock` and the temporary files' are
+    /// shorter).
+    static let longestSidecarSuffix = ".corrupted-".utf8.count + 16 + 5
+
     /// The contents of the file, and where a bad file was moved if it had to be.
     struct Contents {
         var values: [String: DefaultsValue]
@@ -72,7 +77,7 @@ struct JSONFileDisk {
     mutating func write(_ values: [String: DefaultsValue]) throws(DefaultsError) {
         let bytes = JSONFileEncoder.encode(values)
         do {
-            stamp = try AtomicFile.replace(path, with: bytes, previous: stamp)
+            stamp = try AtomicFile.replace(path, with: bytes)
         } catch {
             throw failure(error, "Could not write the settings file; it holds what it held before.")
         }

@@ -186,6 +186,33 @@ public final class JSONFileProvider: DefaultsProvider {
         }
     }
 
+    /// Removes the unchanged keys with one write of the file, under the lock that every writer
+    /// of every process holds: atomic against all of them.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
+        guard !expected.isEmpty else { return [] }
+        var removed: [String] = []
+        try store.update(from: instance, options: options) { values in
+            var values = values
+            removed = expected.filter { values[$0.key] == $0.value }.map(\.key)
+            for key in removed { values.removeValue(forKey: key) }
+            return (values, removed.map { DefaultsChangeEvent(key: $0, newValue: nil) })
+        }
+        return removed
+    }
+
+    /// The settings file and its lock file.
+    public var storeIdentity: DefaultsStoreIdentity? {
+        .files(path, sidecars: [path + ".lock"])
+    }
+
+    /// The identity of the store at `path` (an absolute path), without opening it: the file a
+    /// link at `path` leads to, and the lock file beside that file.
+    public static func storeIdentity(path: String) -> DefaultsStoreIdentity {
+        let target = (try? FileReplacement.target(of: path)) ?? path
+        return .files(target, sidecars: [target + ".lock"])
+    }
+
     public func removeAll() throws(DefaultsError) {
         try store.update(from: instance, options: options) { values in
             ([:], values.keys.sorted { $0.utf8Precedes($1) }
@@ -213,7 +240,10 @@ public final class JSONFileProvider: DefaultsProvider {
     }
 
     /// An absolute path with symbolic links resolved, so that every spelling of one file shares
-    /// one store, and a link to the settings file stays a link (the rename replaces its target).
+    /// one store. A link to the settings file stays a link: writes replace the file it names, and
+    /// a dangling link's target is created by the first write (``FileReplacement/target(of:)``,
+    /// which also refuses a link planted by another user in a shared directory). A name too long
+    /// for the files written beside it is refused here, not on every write.
     static func canonicalPath(_ path: String, createsDirectories: Bool) throws(DefaultsError) -> String {
         func invalid(_ message: String) -> DefaultsError {
             DefaultsError(.invalidConfiguration, message, backend: backend, path: path)
@@ -225,12 +255,31 @@ public final class JSONFileProvider: DefaultsProvider {
         if !absolute.hasPrefix("/") {
             absolute = FileManager.default.currentDirectoryPath + "/" + absolute
         }
-        if let resolved = realPath(absolute) { return resolved }
+        let target: String
+        do {
+            target = try FileReplacement.target(of: absolute)
+        } catch {
+            throw DefaultsError(error.code, "The path of the settings file cannot be followed.", backend: backend, path: absolute, cause: error)
+        }
+        let canonical = try canonicalTarget(target, createsDirectories: createsDirectories)
+        do {
+            try FileReplacement.checkNameLength(of: canonical, longestSuffix: JSONFileDisk.longestSidecarSuffix)
+        } catch {
+            throw DefaultsError(
+                .invalidConfiguration, "The name of the settings file is too long for the files this store writes beside it.",
+                backend: backend, path: canonical, cause: error)
+        }
+        return canonical
+    }
 
-        let directory = AtomicFile.directory(of: absolute)
-        let name = AtomicFile.name(of: absolute)
-        guard !absolute.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
-            throw invalid("The path of the settings file must end with a file name.")
+    /// `target` (a path without a final link) with its directory resolved, the directory created
+    /// if allowed.
+    private static func canonicalTarget(_ target: String, createsDirectories: Bool) throws(DefaultsError) -> String {
+        if let resolved = realPath(target) { return resolved }
+        let directory = FileReplacement.directory(of: target)
+        let name = FileReplacement.name(of: target)
+        guard !target.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
+            throw DefaultsError(.invalidConfiguration, "The path of the settings file must end with a file name.", backend: backend, path: target)
         }
         if createsDirectories, !AtomicFile.exists(directory) {
             do {

@@ -1,5 +1,6 @@
-#if canImport(Glibc)
 import AnyDefaultsCore
+
+#if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
@@ -32,10 +33,7 @@ final class LockFile {
         let deadline = ContinuousClock.now + timeout
         var pause: UInt32 = 100  // microseconds, doubled up to 10 ms while waiting
         while true {
-            if descriptor < 0 {
-                descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-                if descriptor < 0 { throw .last("open", path: path) }
-            }
+            if descriptor < 0 { descriptor = try Self.open(path, O_RDWR | O_CREAT) }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 if isStillAtPath() { return true }
                 // The lock file was removed or replaced since it was opened: lock the current one.
@@ -63,8 +61,7 @@ final class LockFile {
         if descriptor >= 0 {
             count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         } else {
-            let reader = open(path, O_RDONLY | O_CLOEXEC)
-            guard reader >= 0 else { return 0 }
+            guard let reader = try? Self.open(path, O_RDONLY) else { return 0 }
             count = buffer.withUnsafeMutableBytes { pread(reader, $0.baseAddress, $0.count, 0) }
             close(reader)
         }
@@ -81,10 +78,35 @@ final class LockFile {
         _ = text.utf8CString.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 20, 0) }
     }
 
+    /// Opens the lock file: never through a link, never blocking (a FIFO planted at the path
+    /// would block an open for reading), and only if it is a regular file.
+    private static func open(_ path: String, _ flags: Int32) throws(SystemCallError) -> Int32 {
+        let descriptor = systemOpen(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        guard descriptor >= 0 else { throw .last("open", path: path) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let failure = SystemCallError.last("fstat", path: path)
+            close(descriptor)
+            throw failure
+        }
+        do {
+            try FileReplacement.checkRegular(info, call: "open", path: path)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
     private func isStillAtPath() -> Bool {
         var opened = stat()
         var current = stat()
         return fstat(descriptor, &opened) == 0 && stat(path, &current) == 0
             && opened.st_dev == current.st_dev && opened.st_ino == current.st_ino
     }
+}
+
+/// The system's `open(2)`: inside ``LockFile`` the name is its own method.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
 }

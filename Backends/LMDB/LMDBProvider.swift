@@ -148,6 +148,31 @@ public final class LMDBProvider: DefaultsProvider {
         }
     }
 
+    /// Compares and removes in one LMDB write transaction: no other writer, in this process or
+    /// another, comes between the comparison and the removal. A damaged value counts as changed.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
+        guard !expected.isEmpty else { return [] }
+        try checkOpen()
+        var removed: [String] = []
+        try write(estimatedSize: 0) { transaction throws(DefaultsError) in
+            removed = []
+            for (key, value) in expected where (try? transaction.value(forKey: key, scheme: scheme)) == value {
+                if try transaction.apply(LMDBPreparedChange(.remove(key)), scheme: scheme) { removed.append(key) }
+            }
+            return removed.map { DefaultsChangeEvent(key: $0, newValue: nil) }
+        }
+        return removed
+    }
+
+    /// The store's data file and lock file.
+    public var storeIdentity: DefaultsStoreIdentity? { Self.storeIdentity(path: environment.path) }
+
+    /// The identity of the store in the directory `path`, without opening it.
+    public static func storeIdentity(path: String) -> DefaultsStoreIdentity {
+        .files(path + "/data.mdb", sidecars: [path + "/lock.mdb"])
+    }
+
     /// Removes every key in one write transaction.
     public func removeAll() throws(DefaultsError) {
         try checkOpen()

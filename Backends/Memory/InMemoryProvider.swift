@@ -77,7 +77,41 @@ public final class InMemoryProvider: DefaultsProvider {
         broadcaster.deliverPending()
     }
 
+    /// Removes the unchanged keys under the store's lock: atomic against every other thread.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
+        let removed = storage.withLock { storage in
+            var removed: [String] = []
+            for (key, value) in expected where storage[key] == value {
+                storage.removeValue(forKey: key)
+                removed.append(key)
+            }
+            broadcaster.enqueue(removed.map { DefaultsChangeEvent(key: $0, newValue: nil) })
+            return removed
+        }
+        broadcaster.deliverPending()
+        return removed
+    }
+
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
         broadcaster.observe(handler)
+    }
+
+    // Writes to memory never block, so the async variants run inline rather than on another thread.
+
+    public func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError) {
+        try setValue(value, forKey: key)
+    }
+
+    public func removeValueAsync(forKey key: String) async throws(DefaultsError) {
+        try removeValue(forKey: key)
+    }
+
+    public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
+        try apply(changes)
+    }
+
+    public func removeAllAsync() async throws(DefaultsError) {
+        try removeAll()
     }
 }

@@ -148,6 +148,29 @@ final class SQLiteConnection {
         }
     }
 
+    /// Removes each key of `expected` (canonical) that holds exactly its value, in one transaction,
+    /// so that no other connection's write comes between the comparison and the removal. Returns
+    /// the keys removed and the events (those only if `reportingEvents`); `logPosition` as in
+    /// ``apply(_:reportingEvents:logPosition:)``. A damaged value counts as changed.
+    func removeUnchanged(
+        _ expected: [(key: String, value: DefaultsValue)], reportingEvents: Bool, logPosition: Int64?
+    ) throws(DefaultsError) -> (removed: [String], events: SQLiteCommitEvents) {
+        let statements = try open()
+        var removed: [String] = []
+        let events = try transaction(with: statements, action: "Removing unchanged values", logPosition: logPosition) {
+            () throws(DefaultsError) in
+            removed = []
+            let logging = try isWatched(with: statements)
+            for (key, value) in expected where try previousValue(key, with: statements) == value {
+                guard try write(.remove(key), comparing: true, with: statements) else { continue }
+                removed.append(key)
+                if logging { try log(key, with: statements) }
+            }
+            return reportingEvents ? removed.map { DefaultsChangeEvent(key: $0, newValue: nil) } : []
+        }
+        return (removed, events)
+    }
+
     /// Removes every key and returns the events of the removed keys if `reportingEvents`;
     /// `logPosition` as in ``apply(_:reportingEvents:logPosition:)``.
     func removeAll(reportingEvents: Bool, logPosition: Int64?) throws(DefaultsError) -> SQLiteCommitEvents {

@@ -128,6 +128,31 @@ public final class SQLiteProvider: DefaultsProvider {
         if queued { sharedFile.deliverPending() }
     }
 
+    /// Compares and removes in one SQLite transaction: no other connection or process writes
+    /// between the comparison and the removal.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
+        guard !expected.isEmpty else { return [] }
+        var removed: [String] = []
+        let queued = try connection.withLock { connection throws(DefaultsError) in
+            try sharedFile.commit(from: broadcaster) { reportingEvents, logPosition throws(DefaultsError) in
+                let result = try connection.removeUnchanged(expected, reportingEvents: reportingEvents, logPosition: logPosition)
+                removed = result.removed
+                return result.events
+            }
+        }
+        if queued { sharedFile.deliverPending() }
+        return removed
+    }
+
+    /// The database file and the journal files SQLite keeps beside it.
+    public var storeIdentity: DefaultsStoreIdentity? { Self.storeIdentity(path: path) }
+
+    /// The identity of the store at `path` (an absolute path), without opening it.
+    public static func storeIdentity(path: String) -> DefaultsStoreIdentity {
+        .files(path, sidecars: [path + "-wal", path + "-shm", path + "-journal"])
+    }
+
     /// Writes validated, canonical `changes` and reports them to every instance on the file.
     private func commit(_ changes: [DefaultsChange]) throws(DefaultsError) {
         let queued = try connection.withLock { connection throws(DefaultsError) in

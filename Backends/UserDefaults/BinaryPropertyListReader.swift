@@ -29,9 +29,15 @@ struct BinaryPropertyListReader {
 
     static let magic = Array("bplist00".utf8)
 
-    /// The top-level object of `bytes`.
-    static func read(_ bytes: [UInt8]) throws(Failure) -> PropertyListNode {
+    /// Whether a dictionary naming a key twice (or two keys equal after normalization) is refused
+    /// rather than read with the last of them.
+    private var rejectsDuplicateKeys = false
+
+    /// The top-level object of `bytes`; with `rejectingDuplicateKeys`, a dictionary that names a
+    /// key twice is refused.
+    static func read(_ bytes: [UInt8], rejectingDuplicateKeys: Bool = false) throws(Failure) -> PropertyListNode {
         var reader = try BinaryPropertyListReader(bytes)
+        reader.rejectsDuplicateKeys = rejectingDuplicateKeys
         let top = try reader.topObject()
         return try reader.tree(top)
     }
@@ -71,7 +77,7 @@ struct BinaryPropertyListReader {
         enum Task {
             case read(Int, depth: Int)
             case makeArray(count: Int)
-            case makeDictionary(count: Int)
+            case makeDictionary(count: Int, depth: Int)
         }
         var tasks: [Task] = [.read(top, depth: 0)]
         var done: [PropertyListNode] = []
@@ -86,14 +92,14 @@ struct BinaryPropertyListReader {
                     tasks.append(contentsOf: references.reversed().lazy.map { .read($0, depth: depth + 1) })
                 case .dictionary(let references):
                     // Keys first, then values, as the file lists them.
-                    tasks.append(.makeDictionary(count: references.count / 2))
+                    tasks.append(.makeDictionary(count: references.count / 2, depth: depth))
                     tasks.append(contentsOf: references.reversed().lazy.map { .read($0, depth: depth + 1) })
                 }
             case .makeArray(let count):
                 let items = Array(done.suffix(count))
                 done.removeLast(count)
                 done.append(.array(items))
-            case .makeDictionary(let count):
+            case .makeDictionary(let count, let depth):
                 let parts = Array(done.suffix(2 * count))
                 done.removeLast(2 * count)
                 var items: [String: PropertyListNode] = [:]
@@ -102,7 +108,10 @@ struct BinaryPropertyListReader {
                     guard case .string(let key) = parts[entry] else {
                         throw Failure(description: "a dictionary key is not a string")
                     }
-                    items[key] = parts[count + entry]
+                    if items.updateValue(parts[count + entry], forKey: key) != nil, rejectsDuplicateKeys {
+                        // A key inside a value is part of the value, which may be a secret: not named.
+                        throw Failure(description: depth == 0 ? "the key \(key.debugDescription) appears more than once" : "a dictionary names a key more than once")
+                    }
                 }
                 done.append(.dictionary(items))
             }

@@ -29,10 +29,12 @@ public enum ExactPropertyList {
     /// - Throws: ``AnyDefaultsCore/DefaultsError/Code-swift.struct/corrupted`` when the data is
     ///   not such a property list; ``AnyDefaultsCore/DefaultsError/Code-swift.struct/invalidKey``
     ///   for an empty key; ``AnyDefaultsCore/DefaultsError/Code-swift.struct/invalidValue`` (with
-    ///   the key) for an integer above `Int64.max`, which a `DefaultsValue` cannot hold.
+    ///   the key) for an integer above `Int64.max`, which a `DefaultsValue` cannot hold;
+    ///   `corrupted` for a dictionary that names a key twice (also two spellings of a key that are
+    ///   equal after Unicode normalization), as the JSON reader refuses it.
     public static func store(from data: Data) throws(DefaultsError) -> [String: DefaultsValue] {
         let domain: [String: PropertyListNode]
-        switch PropertyListFile.parse(Array(data)) {
+        switch PropertyListParser.dictionary(from: Array(data), rejectingDuplicateKeys: true) {
         case .success(let parsed): domain = parsed
         case .failure(let reason):
             throw DefaultsError(.corrupted, "Not a property list of settings: \(reason).", backend: backend)

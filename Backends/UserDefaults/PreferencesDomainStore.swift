@@ -56,8 +56,18 @@ final class PreferencesDomainStore: Sendable {
     /// new type and bits are stored. That makes the batch two steps, which is one reason the
     /// provider does not claim atomic batches here.
     func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) {
+        try update(from: writer, options: options) { _ in changes }
+    }
+
+    /// Reads the domain under this process's write lock, lets `decide` choose the changes from
+    /// its values (`nil`: remove everything), and saves them.
+    func update(
+        from writer: Int, options: UserDefaultsProvider.Options,
+        _ decide: ([String: DefaultsValue]) -> [DefaultsChange]?
+    ) throws(DefaultsError) {
         try writes.withLock { _ throws(DefaultsError) in
             var values = try allValues(options: options)
+            let changes = decide(values)
             var toSet: [String: Any] = [:]
             var toRemove: Set<String> = []
             var clearFirst: [String] = []

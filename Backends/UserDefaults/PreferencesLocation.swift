@@ -17,13 +17,24 @@ import Musl
 /// reason, so that the provider writes the very file plain `UserDefaults` reads.
 enum PreferencesLocation {
     /// Foundation's preferences directory for this process.
-    static let directory: String = {
+    static var directory: String { location.directory }
+
+    /// The environment variable the directory came from, if its value is not valid UTF-8: the
+    /// path would then be read with replacement characters, naming another directory, so the
+    /// provider refuses to open.
+    static var undecodableVariable: String? { location.undecodable }
+
+    private static let location: (directory: String, undecodable: String?) = {
         let environment = startupEnvironment()
-        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
-            return trimmingTrailingSlashes(configHome)
+        func text(_ name: String) -> String? { environment[name].map { String(decoding: $0, as: UTF8.self) } }
+        func undecodable(_ name: String) -> String? {
+            environment[name].flatMap { String(validating: $0, as: UTF8.self) == nil ? name : nil }
+        }
+        if let configHome = text("XDG_CONFIG_HOME"), configHome.hasPrefix("/") {
+            return (trimmingTrailingSlashes(configHome), undecodable("XDG_CONFIG_HOME"))
         }
         // Foundation uses "/.config" when HOME is unset; so do we.
-        return trimmingTrailingSlashes(environment["HOME"] ?? "") + "/.config"
+        return (trimmingTrailingSlashes(text("HOME") ?? "") + "/.config", undecodable("HOME"))
     }()
 
     /// The name of the standard suite's file: the main bundle's identifier, else the process name
@@ -44,18 +55,19 @@ enum PreferencesLocation {
         return String(path)
     }
 
-    /// The environment the process started with; the current one where `/proc` is unavailable.
-    private static func startupEnvironment() -> [String: String] {
+    /// The environment the process started with, as bytes; the current one where `/proc` is
+    /// unavailable.
+    private static func startupEnvironment() -> [String: [UInt8]] {
         guard let bytes = try? PropertyListFile.readAll(path: "/proc/self/environ"), !bytes.isEmpty else {
-            return ProcessInfo.processInfo.environment
+            return ProcessInfo.processInfo.environment.mapValues { Array($0.utf8) }
         }
-        var environment: [String: String] = [:]
+        var environment: [String: [UInt8]] = [:]
         for entry in bytes.split(separator: 0) {
             guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let name = String(decoding: entry[entry.startIndex..<equals], as: UTF8.self)
             // The first definition wins, as with getenv.
             if environment[name] == nil {
-                environment[name] = String(decoding: entry[(equals + 1)...], as: UTF8.self)
+                environment[name] = Array(entry[(equals + 1)...])
             }
         }
         return environment

@@ -24,6 +24,11 @@ struct PropertyListFile: Sendable {
     /// The file's path.
     var path: String { directory + "/" + name }
 
+    /// The most bytes the name of a file written beside the suite file adds to its name:
+    /// `.corrupt-<UTC time>-<n>` of a damaged file moved aside (the temporary files' overhead,
+    /// ``FileReplacement/temporaryNameOverhead``, is about as long).
+    static let longestSidecarSuffix = ".corrupt-".utf8.count + 16 + 5
+
     /// What identifies one version of the file: replaced files get a new inode, files rewritten in
     /// place a new size or modification time.
     struct Stamp: Hashable, Sendable {
@@ -66,9 +71,7 @@ struct PropertyListFile: Sendable {
     }
 
     /// Why a file was judged damaged. It never quotes the file, whose text may hold secrets.
-    struct DamageReason: Error, Sendable, CustomStringConvertible {
-        var description: String
-    }
+    typealias DamageReason = PropertyListParser.Failure
 
     /// How often, and how far apart, a read that looks torn is retried before the file is judged
     /// damaged: Foundation may be rewriting it in place at that moment.
@@ -118,144 +121,63 @@ struct PropertyListFile: Sendable {
     }
 
     private func readOnce() throws(DefaultsError) -> ([UInt8], Stamp)? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw failure("Could not open the suite file.", .last("open"))
-        }
-        defer { close(descriptor) }
-        // Stamp first: if the file changes while it is read, the next check sees a newer stamp.
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw failure("Could not examine the suite file.", .last("fstat"))
-        }
+        // Non-blocking, regular files only: a FIFO at the path must not hang the reader.
         do {
-            return (try Self.readAll(descriptor: descriptor, sizeHint: Int(info.st_size)), Stamp(info))
+            guard let (bytes, info) = try FileContents.read(path) else { return nil }
+            return (bytes, Stamp(info))
+        } catch where error.number == ENOTDIR {
+            return nil
         } catch {
             throw failure("Could not read the suite file.", error)
         }
     }
 
-    /// Parses a property list whose top level must be a dictionary: binary property lists with
-    /// ``BinaryPropertyListReader``, anything else (Foundation writes XML) with Foundation.
+    /// Parses a property list whose top level must be a dictionary (``PropertyListParser``).
+    /// A suite file may hold keys that are equal after normalization (Foundation keeps them
+    /// apart): the last one wins.
     static func parse(_ bytes: [UInt8]) -> Result<[String: PropertyListNode], DamageReason> {
-        // Binary property lists are read by BinaryPropertyListReader alone, also when it rejects
-        // them: Foundation on Linux crashes on some (a set inside one, found by Fuzz/FuzzPropertyList),
-        // and it takes every "bplist0?" version for binary.
-        if bytes.starts(with: Self.binaryPrefix) {
-            let root: PropertyListNode
-            do {
-                root = try BinaryPropertyListReader.read(bytes)
-            } catch {
-                return .failure(DamageReason(description: "it is a binary property list this library cannot read (\(error))"))
-            }
-            guard case .dictionary(let dictionary) = root else {
-                return .failure(DamageReason(description: "its top level is not a dictionary"))
-            }
-            return .success(dictionary)
-        }
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
-        } catch {
-            return .failure(DamageReason(description: "Foundation cannot parse it"))
-        }
-        guard let objects = object as? [String: Any] else {
-            return .failure(DamageReason(description: "its top level is a \(type(of: object)), not a dictionary"))
-        }
-        var dictionary: [String: PropertyListNode] = [:]
-        dictionary.reserveCapacity(objects.count)
-        for (key, object) in objects {
-            guard let node = PropertyListNode(object: object) else {
-                return .failure(DamageReason(description: "it holds a value that is not of a property-list type"))
-            }
-            dictionary[key] = node
-        }
-        return .success(dictionary)
+        PropertyListParser.dictionary(from: bytes, rejectingDuplicateKeys: false)
     }
-
-    /// What every binary property list starts with, whatever its version.
-    static let binaryPrefix = Array("bplist".utf8)
 
     /// The whole content of the file at `path`.
     static func readAll(path: String) throws(SystemCallError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw .last("open") }
         defer { close(descriptor) }
-        return try readAll(descriptor: descriptor, sizeHint: 0)
-    }
-
-    private static func readAll(descriptor: Int32, sizeHint: Int) throws(SystemCallError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: max(4096, min(sizeHint + 1, 1 << 24)))
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes.append(contentsOf: chunk[..<count])
-            } else if count == 0 {
-                return bytes
-            } else if errno != EINTR {
-                throw .last("read")
-            }
-        }
+        return try FileContents.readAll(descriptor, path: path)
     }
 
     // MARK: Writing
 
     /// Replaces the file with a binary property list of `dictionary`, or removes it when
-    /// `dictionary` is empty (as Foundation does), durably: the new content is synced before it
-    /// replaces the old, and the directory is synced after. Call it holding `lock`.
+    /// `dictionary` is empty (as Foundation does), durably, through ``FileReplacement``: the new
+    /// content is synced before it replaces the old, and the directory is synced after; the file
+    /// keeps its owner and mode; a read-only file is refused. A symbolic link at the path is
+    /// written through (its target is replaced, or created when the link dangles) and stays a
+    /// link: emptying such a suite writes an empty dictionary to the target rather than removing
+    /// it. Call it holding `lock`.
     ///
     /// - Returns: The new file's stamp, or `nil` when the file was removed.
     func replace(with dictionary: [String: PropertyListNode], holding lock: DirectoryLock) throws(DefaultsError) -> Stamp? {
-        if dictionary.isEmpty {
-            guard unlink(path) == 0 || errno == ENOENT else {
-                throw failure("Could not remove the emptied suite file.", .last("unlink"))
-            }
-            lock.syncDirectory()
-            return nil
-        }
-        let data = BinaryPropertyListWriter.write(dictionary)
-        var existing = stat()
-        let mode = stat(path, &existing) == 0 ? mode_t(existing.st_mode) & 0o7777 : 0o600
-        let temporary = directory + "/." + name + ".\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw failure("Could not create a temporary file next to the suite file.", .last("open"))
-        }
-        var failed: SystemCallError?
-        if Self.writeAll(data, to: descriptor) == false {
-            failed = .last("write")
-        } else if mode != 0o600, fchmod(descriptor, mode) != 0 {
-            failed = .last("fchmod")
-        } else if fsync(descriptor) != 0 {
-            failed = .last("fsync")
-        }
-        if close(descriptor) != 0, failed == nil { failed = .last("close") }
-        if failed == nil, rename(temporary, path) != 0 { failed = .last("rename") }
-        if let failed {
-            unlink(temporary)
-            throw failure("Could not write the suite file; it was left as it was.", failed)
-        }
-        lock.syncDirectory()
-        return try stamp()
-    }
-
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let count = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if count > 0 {
-                    offset += count
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else {
-                    return false
+        do throws(SystemCallError) {
+            let target = try FileReplacement.target(of: path)
+            if dictionary.isEmpty, target == path {
+                var info = stat()
+                guard lstat(path, &info) == 0 else {
+                    guard errno == ENOENT else { throw .last("lstat", path: path) }
+                    return nil
                 }
+                try FileReplacement.checkRegular(info, call: "unlink", path: path)
+                try FileReplacement.checkWritable(path)
+                guard unlink(path) == 0 || errno == ENOENT else { throw .last("unlink", path: path) }
+                lock.syncDirectory()
+                return nil
             }
-            return true
+            try FileReplacement.replace(target, with: BinaryPropertyListWriter.write(dictionary))
+        } catch {
+            throw failure("Could not write the suite file; it was left as it was.", error)
         }
+        return try stamp()
     }
 
     /// Renames a damaged file to `<name>.corrupt-<UTC time>` next to it, so that nothing in it is

@@ -44,6 +44,9 @@ final class PropertyListFileStore: Sendable {
     init(file: PropertyListFile, suiteName: String?) {
         self.file = file
         self.suiteName = suiteName
+        if let target = try? FileReplacement.target(of: file.path) {
+            FileReplacement.removeAbandonedTemporaryFiles(of: target)
+        }
     }
 
     deinit {
@@ -178,6 +181,15 @@ final class PropertyListFileStore: Sendable {
     /// file. Changes that store what is already stored are skipped; a batch that changes nothing
     /// writes nothing.
     func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) {
+        try update(from: writer, options: options) { _ in changes }
+    }
+
+    /// Reads the file under the directory lock, lets `decide` choose the changes from the values
+    /// it holds (`nil`: remove everything), and replaces the file once if they change anything.
+    func update(
+        from writer: Int, options: UserDefaultsProvider.Options,
+        _ decide: ([String: DefaultsValue]) -> [DefaultsChange]?
+    ) throws(DefaultsError) {
         try state.withLock { state throws(DefaultsError) in
             guard let lock = try file.lockDirectory(timeout: options.lockTimeout, create: true) else {
                 throw DefaultsError(
@@ -188,6 +200,7 @@ final class PropertyListFileStore: Sendable {
             // Start from the file as it is now: other processes may have written it.
             var dictionary = try load(file.readContent(), into: &state, options: options, holding: lock).dictionary
             var values = state.values
+            let changes = decide(values)
             var events: [DefaultsChangeEvent] = []
             var removedHidden = false
             if let changes {

@@ -102,11 +102,13 @@ extension PropertyListNode {
     /// The node for a property-list object from Foundation or CFPreferences, or `nil` for an
     /// object that is not of a property-list type or nests deeper than
     /// ``AnyDefaultsCore/DefaultsValue/maximumNestingDepth``.
-    init?(object: Any) {
-        self.init(object: object, depth: 0)
+    /// The node for a Foundation property-list object; `nil` for anything else, and, with
+    /// `rejectingDuplicateKeys`, for a dictionary holding two keys equal after normalization.
+    init?(object: Any, rejectingDuplicateKeys: Bool = false) {
+        self.init(object: object, depth: 0, rejectingDuplicateKeys: rejectingDuplicateKeys)
     }
 
-    private init?(object: Any, depth: Int) {
+    private init?(object: Any, depth: Int, rejectingDuplicateKeys: Bool) {
         switch object {
         case let string as String:
             self = .string(string)
@@ -122,7 +124,7 @@ extension PropertyListNode {
             var items: [PropertyListNode] = []
             items.reserveCapacity(array.count)
             for element in array {
-                guard let item = PropertyListNode(object: element, depth: depth + 1) else { return nil }
+                guard let item = PropertyListNode(object: element, depth: depth + 1, rejectingDuplicateKeys: rejectingDuplicateKeys) else { return nil }
                 items.append(item)
             }
             self = .array(items)
@@ -131,10 +133,11 @@ extension PropertyListNode {
             var items: [String: PropertyListNode] = [:]
             items.reserveCapacity(dictionary.count)
             for (key, element) in dictionary {
-                guard let item = PropertyListNode(object: element, depth: depth + 1) else { return nil }
+                guard let item = PropertyListNode(object: element, depth: depth + 1, rejectingDuplicateKeys: rejectingDuplicateKeys)
+                else { return nil }
                 // Assignment, not `uniqueKeysWithValues`: canonically equivalent keys are equal
-                // Strings, and a file may hold both spellings.
-                items[key] = item
+                // Strings, and a file may hold both spellings (refused only when asked).
+                if items.updateValue(item, forKey: key) != nil, rejectingDuplicateKeys { return nil }
             }
             self = .dictionary(items)
         default:

@@ -61,6 +61,7 @@ public final class UserDefaultsProvider: DefaultsProvider {
     ///   ``AnyDefaultsCore/DefaultsError/Code-swift.struct/ioFailure`` when the file cannot be read.
     public init(suiteName: String? = nil, options: Options = Options()) throws(DefaultsError) {
         if let suiteName { try Self.validate(suiteName: suiteName) }
+        try Self.checkLocation(forSuite: suiteName)
         self.suiteName = suiteName
         self.options = options
         let store = Self.store(forSuite: suiteName)
@@ -126,6 +127,32 @@ public final class UserDefaultsProvider: DefaultsProvider {
     /// `DefaultsValue` cannot represent.
     public func removeAll() throws(DefaultsError) {
         try store.apply(nil, from: instanceID, options: options)
+    }
+
+    /// Removes the unchanged keys with one replacement of the suite file under the lock every
+    /// writer using this library holds (on Linux: atomic against all of them). On Apple platforms
+    /// CFPreferences has no transactions: it is atomic against this process's writers only.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
+        guard !expected.isEmpty else { return [] }
+        var removed: [String] = []
+        try store.update(from: instanceID, options: options) { values in
+            removed = expected.filter { values[$0.key] == $0.value }.map(\.key)
+            return removed.map { .remove($0) }
+        }
+        return removed
+    }
+
+    /// The suite's file (Linux), or the suite's name where `cfprefsd` owns the file.
+    public var storeIdentity: DefaultsStoreIdentity? { Self.storeIdentity(forSuite: suiteName) }
+
+    /// The identity of the suite `suiteName` (the standard suite for `nil`), without opening it.
+    public static func storeIdentity(forSuite suiteName: String?) -> DefaultsStoreIdentity {
+        #if canImport(Darwin)
+        .named(suiteName ?? (Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName), backend: backend)
+        #else
+        .files(PreferencesLocation.file(forSuite: suiteName).path)
+        #endif
     }
 
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
@@ -199,6 +226,30 @@ public final class UserDefaultsProvider: DefaultsProvider {
         if suiteName.utf8.count > 249 {
             throw reject("is longer than 249 bytes of UTF-8, which leaves no room for \".plist\" in a file name")
         }
+    }
+
+    /// Refuses a suite whose file could never be written: a name too long for the temporary and
+    /// set-aside files written beside it, or a preferences directory taken from an environment
+    /// variable that is not valid UTF-8 (it would name another directory). Checked on opening, not
+    /// on every write. Nothing to check where `cfprefsd` owns the files.
+    private static func checkLocation(forSuite suiteName: String?) throws(DefaultsError) {
+        #if !canImport(Darwin)
+        if let variable = PreferencesLocation.undecodableVariable {
+            throw DefaultsError(
+                .invalidConfiguration,
+                "The preferences directory comes from $\(variable), which is not valid UTF-8; it would be read as another directory.",
+                backend: backend)
+        }
+        let file = PreferencesLocation.file(forSuite: suiteName)
+        do {
+            try FileReplacement.checkNameLength(of: file.path, longestSuffix: PropertyListFile.longestSidecarSuffix)
+        } catch {
+            throw DefaultsError(
+                .invalidConfiguration,
+                "The suite name is too long for the files written beside its property list; choose a shorter one.",
+                backend: backend, path: file.path, cause: error)
+        }
+        #endif
     }
 
     /// A cheap monotonic clock for freshness checks and lock timeouts, in nanoseconds.

@@ -5,3 +5,4 @@
 @_exported import AnyDefaultsUserDefaults
 @_exported import AnyDefaultsSQLite
 @_exported import AnyDefaultsLMDB
+@_exported import AnyDefaultsPostgreSQL

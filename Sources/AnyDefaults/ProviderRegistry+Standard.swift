@@ -2,6 +2,7 @@ import AnyDefaultsCore
 import AnyDefaultsJSONFile
 import AnyDefaultsLMDB
 import AnyDefaultsMemory
+import AnyDefaultsPostgreSQL
 import AnyDefaultsSQLite
 import AnyDefaultsUserDefaults
 
@@ -30,7 +31,8 @@ extension ProviderRegistry {
                 StoreOption("recovery", values: "fail|moveaside", summary: "a bad file: throw (default), or keep it aside and start empty"),
                 StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
                 StoreOption("watch", values: "on|off", summary: "report changes made by other processes (default on)"),
-            ]
+            ],
+            identity: { JSONFileProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             let options = try JSONFileProvider.Options(
                 corruptionPolicy: configuration.option("recovery", choices: ["fail": .fail, "moveaside": .moveAside], default: .fail),
@@ -44,7 +46,8 @@ extension ProviderRegistry {
             options: [
                 StoreOption("recover", values: "on|off", summary: "move a damaged suite file aside and start empty (default off)"),
                 StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 10)"),
-            ]
+            ],
+            identity: { UserDefaultsProvider.storeIdentity(forSuite: $0.location.isEmpty ? nil : $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             try UserDefaultsProvider(
                 suiteName: configuration.location.isEmpty ? nil : configuration.location,
@@ -58,7 +61,8 @@ extension ProviderRegistry {
             options: [
                 StoreOption("durability", values: "normal|full", summary: "synchronous NORMAL (default: survives a crash) or FULL (also a power loss)"),
                 StoreOption("busytimeout", values: "seconds", summary: "how long a write waits for another process (default 5)"),
-            ]
+            ],
+            identity: { SQLiteProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             try SQLiteProvider(
                 path: configuration.location,
@@ -72,7 +76,8 @@ extension ProviderRegistry {
                 StoreOption("mapsize", values: "size", summary: "initial map size, e.g. 64MiB (default 4MiB); grows by itself"),
                 StoreOption("maxsize", values: "size", summary: "the most the map may grow to, e.g. 8GiB (default 1GiB)"),
                 StoreOption("durability", values: "synced|nosync", summary: "sync each commit (default), or survive only an application crash"),
-            ]
+            ],
+            identity: { LMDBProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             let defaults = LMDBProvider.Options()
             let options = try LMDBProvider.Options(
@@ -80,6 +85,16 @@ extension ProviderRegistry {
                 maximumMapSize: configuration.byteCountOption("maxsize", default: defaults.maximumMapSize),
                 durability: configuration.option("durability", choices: ["synced": .synced, "nosync": .noSync], default: .synced))
             return try LMDBProvider(path: configuration.location, options: options)
+        }
+        // libpq's two spellings, so that a DATABASE_URL can be pasted as it is.
+        for scheme in ["postgres", "postgresql"] {
+            register(
+                scheme: scheme,
+                summary: scheme == "postgres" ? "a PostgreSQL database, shared live by many processes and machines" : "the same as postgres:",
+                location: .server("//USER@HOST[:PORT]/DATABASE or /SOCKET/DIR"), options: PostgreSQLProvider.storeOptions
+            ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+                try PostgreSQLProvider(options: PostgreSQLProvider.Options(configuration))
+            }
         }
     }
 }

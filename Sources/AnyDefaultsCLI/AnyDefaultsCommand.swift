@@ -1,5 +1,6 @@
 import AnyDefaults
 import ArgumentParser
+import Foundation
 
 /// `anydefaults`: read and write defaults in any store, like macOS `defaults`.
 @main
@@ -25,4 +26,30 @@ struct AnyDefaultsCommand: AsyncParsableCommand {
 
     // Declared here too so that `anydefaults --store S COMMAND` works.
     @OptionGroup var store: StoreOptions
+
+    /// Runs the command as ArgumentParser would, between the checks every command shares: signal
+    /// handling first (``Interrupts``), a command line and environment that are valid UTF-8
+    /// (``InputEncoding``), and at the end a standard output that was written and closed
+    /// without error (``Console/finish()``).
+    static func main() async {
+        Interrupts.install()
+        if let problem = InputEncoding.problem() {
+            Console.error(problem)
+            Foundation.exit(ExitStatus.usage)
+        }
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+            try Console.finish()
+        } catch let failure as CommandFailure {
+            Console.error(failure.message)
+            Foundation.exit(failure.status)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

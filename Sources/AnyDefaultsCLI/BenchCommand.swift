@@ -15,7 +15,8 @@ struct BenchCommand: ParsableCommand {
             --stores is placed in that scratch directory, and a store without a location \
             (json:, userdefaults:) gets a scratch one; the scratch directory and suites are \
             removed afterwards. A store given by absolute path or suite name is used as given and \
-            must be empty; it is left empty. Progress shows on standard error when it is a terminal.
+            must be empty; bench removes exactly the keys it wrote (while they hold what it wrote), \
+            never a key another process wrote meanwhile. Progress shows on standard error when it is a terminal.
             """)
 
     @Option(help: ArgumentHelp("Comma-separated store strings (default: one scratch store per backend).", valueName: "s1,s2,..."))
@@ -40,10 +41,10 @@ struct BenchCommand: ParsableCommand {
             let report = try BenchReport.measure(
                 subjects, with: BenchRunner(keyCount: keys, operationCount: ops), scratch: scratch, progress: ProgressLine("bench"))
             if json {
-                Console.write(report.json())
+                try Console.write(report.json())
             } else {
-                Console.write("Mean cost per operation (batch: per batch of \(keys) keys), \(ops) operations each; ratio to UserDefaults in parentheses.\n\n")
-                Console.write(report.table())
+                try Console.writeLines("Mean cost per operation (batch: per batch of \(keys) keys), \(ops) operations each; ratio to UserDefaults in parentheses.\n\n")
+                try Console.writeLines(report.table())
             }
         }
     }
@@ -52,7 +53,7 @@ struct BenchCommand: ParsableCommand {
     static func subjects(_ list: String?, in scratch: ScratchArea) throws(DefaultsError) -> [BenchReport.Subject] {
         guard let list else {
             var subjects: [BenchReport.Subject] = []
-            for entry in ProviderRegistry.standard.registered {
+            for entry in ProviderRegistry.standard.registered where !entry.needsServer {
                 let configuration = try scratch.place(StoreConfiguration(scheme: entry.scheme), name: "bench")
                 subjects.append(BenchReport.Subject(label: "\(entry.scheme):", configuration: configuration))
             }
@@ -68,7 +69,8 @@ struct BenchCommand: ParsableCommand {
             } else {
                 configuration = try ProviderRegistry.standard.validate(configuration)
             }
-            subjects.append(BenchReport.Subject(label: text, configuration: configuration))
+            // The label is shown in a table: a control character must not break its row.
+            subjects.append(BenchReport.Subject(label: DefaultsError.printable(text), configuration: configuration))
         }
         return subjects
     }

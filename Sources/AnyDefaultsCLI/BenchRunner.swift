@@ -31,10 +31,29 @@ struct BenchRunner {
     /// How many batches are timed.
     var batchCount = 3
 
-    /// Measures `target`, calling `status` before each step, and leaves it empty.
+    /// Measures `target`, calling `status` before each step, and removes what it wrote (also when
+    /// it fails or is interrupted): its own keys, while they hold what it wrote, and nothing else.
     func measure(_ target: some BenchTarget, status: (String) -> Void) throws -> BenchCosts {
         let keys = (0..<keyCount).map { "bench.key.\($0)" }
-        var current = [String](repeating: "", count: keyCount)
+        // The last value written to each key; nil for one not written (yet).
+        var current = [String?](repeating: nil, count: keyCount)
+        func written() -> [String: String] {
+            Dictionary(uniqueKeysWithValues: zip(keys, current).compactMap { key, value in value.map { (key, $0) } })
+        }
+        let costs: BenchCosts
+        do {
+            costs = try measure(target, keys: keys, current: &current, status: status)
+        } catch {
+            try? target.clear(written())
+            throw error
+        }
+        try target.clear(written())
+        return costs
+    }
+
+    private func measure(
+        _ target: some BenchTarget, keys: [String], current: inout [String?], status: (String) -> Void
+    ) throws -> BenchCosts {
         // Keys visited in a scattered but repeatable order.
         let order = (0..<operationCount).map { ($0 &* 7919) % keyCount }
 
@@ -49,14 +68,14 @@ struct BenchRunner {
         status("write")
         let write = try time(operationCount, then: target.finishWrites) { step in
             let index = order[step]
-            current[index] = "written value \(step)"
-            try target.write(current[index], forKey: keys[index])
+            let value = "written value \(step)"
+            try target.write(value, forKey: keys[index])
+            current[index] = value
         }
         status("skipped write")
         let skipped = try time(operationCount, then: target.finishWrites) { step in
-            try target.write(current[order[step]], forKey: keys[order[step]])
+            try target.write(current[order[step]] ?? "", forKey: keys[order[step]])
         }
-        try target.clear()
         return BenchCosts(read: read, write: write, skippedWrite: skipped, batch: batch)
     }
 

@@ -9,8 +9,9 @@ protocol BenchTarget {
     func writeBatch(_ pairs: [(key: String, value: String)]) throws
     /// Ends a run of writes (UserDefaults writes its file only now).
     func finishWrites() throws
-    /// Removes every key written.
-    func clear() throws
+    /// Removes the keys written, `written` holding the last value written to each: those only,
+    /// and only while they still hold it, so that a key another process wrote meanwhile stays.
+    func clear(_ written: [String: String]) throws
 }
 
 /// A store through the ``DefaultsProvider`` protocol: each write is one `setValue`, a batch is
@@ -22,7 +23,7 @@ struct ProviderBenchTarget: BenchTarget {
     func write(_ value: String, forKey key: String) throws { try provider.setValue(.string(value), forKey: key) }
     func writeBatch(_ pairs: [(key: String, value: String)]) throws { try provider.apply(pairs.map { .set($0.key, .string($0.value)) }) }
     func finishWrites() throws {}
-    func clear() throws { try provider.removeAll() }
+    func clear(_ written: [String: String]) throws { _ = try provider.removeValues(ifUnchanged: written.mapValues { .string($0) }) }
 }
 
 /// Plain Foundation `UserDefaults` on a suite of its own, used as an application uses it:
@@ -32,7 +33,7 @@ struct UserDefaultsBenchTarget: BenchTarget {
     let suiteName: String
     let defaults: UserDefaults
 
-    /// A new suite, removed with `scratch` if the command is interrupted before ``clear()``.
+    /// A new suite, removed with `scratch` if the command is interrupted before ``clear(_:)``.
     init(scratch: ScratchArea) throws(CommandFailure) {
         suiteName = "anydefaults-bench-baseline-\(UUID().uuidString)"
         guard let defaults = UserDefaults(suiteName: suiteName) else {
@@ -49,7 +50,8 @@ struct UserDefaultsBenchTarget: BenchTarget {
         defaults.synchronize()
     }
     func finishWrites() throws { defaults.synchronize() }
-    func clear() throws {
+    /// Removes the whole scratch suite, which holds nothing but what was written.
+    func clear(_ written: [String: String]) throws {
         defaults.removePersistentDomain(forName: suiteName)
         ScratchArea.removeSuite(suiteName)
     }

@@ -17,6 +17,9 @@ struct DeleteCommand: ParsableCommand {
         guard modes == 1 else {
             throw ValidationError("Give KEY..., or --prefix P, or --all (exactly one of them).")
         }
+        if prefix == "" {
+            throw ValidationError("--prefix needs a prefix: an empty one would delete every key; use --all for that.")
+        }
     }
 
     func run() throws {

@@ -11,7 +11,10 @@ struct ExportCommand: ParsableCommand {
             json: store. plist: a binary property list with one native value per setting (XML \
             would lose the sign of -0.0 and the fraction of a second of dates). Either reads back \
             with `import` into any backend as an identical store. The output file is replaced \
-            atomically: a failed export leaves what was there.
+            atomically: a failed or interrupted export leaves what was there. A new output file \
+            is readable by its owner only; an existing one keeps its owner and mode; a link is \
+            written through (see Docs/CLI.md). A file of the store itself (its data file, lock \
+            or journal) is refused.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -26,13 +29,13 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let values = try store.open().allValues()
-            let data = format.encode(values)
+            let provider = try store.open()
+            let data = format.encode(try provider.allValues())
             guard let output else {
-                Console.write(data)
+                try Console.write(data)
                 return
             }
-            try OutputFile.write(data, to: output)
+            try OutputFile.write(data, to: output, store: provider.storeIdentity)
         }
     }
 }

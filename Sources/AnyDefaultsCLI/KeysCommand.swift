@@ -2,7 +2,13 @@ import AnyDefaults
 import ArgumentParser
 
 struct KeysCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "keys", abstract: "List the keys, one per line, sorted.")
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "List the keys, one per line, sorted.",
+        discussion: """
+            Each key prints on one line: a backslash prints as \\\\ and a control character (a \
+            newline, a tab, ESC...) or a line separator as \\u{XX}, so that no key can print \
+            as two lines; `read` (the whole store) shows keys as exact JSON.
+            """)
 
     @OptionGroup var store: StoreOptions
     @Option(help: "Only keys that start with this prefix.") var prefix: String?
@@ -10,6 +16,6 @@ struct KeysCommand: ParsableCommand {
     func run() throws {
         let keys = try reportingErrors { try store.open().keys() }
         let listed = keys.filter { prefix.map($0.hasPrefix) ?? true }.sorted()
-        Console.write(listed.map { $0 + "\n" }.joined())
+        try Console.write(listed.map { Console.listed($0) + "\n" }.joined())
     }
 }

@@ -8,9 +8,12 @@ struct MigrateCommand: ParsableCommand {
         discussion: """
             The destination receives every key and value of the source (--store) in one batch: \
             all or nothing on a backend with atomic batches. Its other keys are kept. With --move, \
-            the copied keys are then removed from the source, in one batch, and only once the \
-            destination's batch succeeded (a key changed in the source meanwhile is kept there). \
-            Source and destination must be different stores.
+            the copied keys are then removed from the source, only once the destination's batch \
+            succeeded, and only those that still hold the value copied, compared and removed in \
+            one transaction: a key another process changed meanwhile keeps its new value in the \
+            source. Source and destination must be different stores, decided by their files \
+            (however the paths are spelled: links, bind mounts, relative paths), and --move needs \
+            a destination that persists (not memory:).
             """)
 
     @OptionGroup var store: StoreOptions
@@ -23,22 +26,39 @@ struct MigrateCommand: ParsableCommand {
         try reportingErrors {
             let source = try store.configuration()
             let destination = try ProviderRegistry.standard.validate(StoreConfiguration(parsing: to))
-            if source.namesSameStorage(as: destination) {
-                throw CommandFailure(ExitStatus.usage, "the source and the destination are the same store (\(source))")
+            func sameStore() -> CommandFailure {
+                CommandFailure(
+                    ExitStatus.usage,
+                    "the source and the destination are the same store (\(source) and \(destination) reach the same files)")
+            }
+            // Decided by the files, before either store is opened: opening one SQLite file by two
+            // names (a hard link) would give it two journals.
+            if source.namesSameStorage(as: destination) { throw sameStore() }
+            if let one = try ProviderRegistry.standard.storeIdentity(of: source),
+                let other = try ProviderRegistry.standard.storeIdentity(of: destination), one.overlaps(other)
+            {
+                throw sameStore()
+            }
+            let sourceProvider = try StoreOptions.openForCommand(source)
+            let destinationProvider = try StoreOptions.openForCommand(destination)
+            if let one = sourceProvider.storeIdentity, let other = destinationProvider.storeIdentity, one.overlaps(other) {
+                throw sameStore()
+            }
+            if move, !destinationProvider.capabilities.contains(.persistent) {
+                throw CommandFailure(
+                    ExitStatus.usage,
+                    "the destination \(destination) does not persist: --move would lose the keys when this command ends; "
+                        + "copy without --move, or move to a store that persists")
             }
             progress.show("reading \(source)")
-            let sourceProvider = try StoreOptions.openForCommand(source)
             let values = try sourceProvider.allValues()
             progress.show("writing \(values.count) keys to \(destination) in one batch")
-            try StoreOptions.openForCommand(destination).apply(values.sorted { $0.key < $1.key }.map { .set($0.key, $0.value) })
-            var left = 0
+            try destinationProvider.apply(values.sorted { $0.key < $1.key }.map { .set($0.key, $0.value) })
             if move {
                 progress.show("removing \(values.count) keys from \(source)")
-                // A key another process changed meanwhile keeps its new value in the source.
-                let current = try sourceProvider.allValues()
-                let unchanged = values.keys.filter { current[$0] == values[$0] }.sorted()
-                left = values.count - unchanged.count
-                try sourceProvider.apply(unchanged.map { .remove($0) })
+                // Only what still holds the value copied: a key another process changed meanwhile
+                // keeps its new value in the source.
+                let left = values.count - (try sourceProvider.removeValues(ifUnchanged: values)).count
                 if left > 0 {
                     Console.error("\(left) key(s) changed in the source during the move; they were copied, and kept in the source with their new values.")
                 }

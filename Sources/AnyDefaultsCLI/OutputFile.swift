@@ -1,3 +1,4 @@
+import AnyDefaults
 import Foundation
 
 #if canImport(Glibc)
@@ -8,56 +9,85 @@ import Musl
 import Darwin
 #endif
 
-/// Writing an output file as a whole.
+/// Writing an output file as a whole, under the library's rule for files
+/// (``FileReplacement``, Docs/Reliability.md "Links and ownership").
 ///
 /// A regular file (new or existing) is replaced atomically: the data goes into a temporary file
-/// beside it, is flushed to disk, then renamed over it, so that a failure or a kill leaves either
-/// the old file or the complete new one. An existing file keeps its permissions; a new one gets
-/// 0666 less the umask. A symbolic link is followed (the file it names is replaced, the link
-/// stays). Anything else that exists and is not a directory (`/dev/stdout`, a FIFO) is written
-/// in place, never replaced.
+/// beside it, is flushed to disk, then renamed over it, so that a failure, a kill or a signal
+/// leaves either the old file or the complete new one (SIGINT, SIGTERM and SIGHUP remove the
+/// temporary file; one left by a process that died is removed by the next export to that file).
+/// An existing file keeps its owner and mode; a new one is readable by its owner only (`0600`),
+/// like the stores it is exported from. A read-only file is not replaced. A symbolic link is
+/// written through: the file it names is replaced, or created when the link dangles, and the link
+/// stays; in a sticky, world-writable directory (`/tmp`) a link owned by another user is not
+/// followed. Something else that exists (`/dev/stdout`, a pipe, a FIFO with a reader) is written
+/// in place, never replaced, and never waited for: a FIFO nobody reads is refused.
 enum OutputFile {
-    static func write(_ data: Data, to path: String) throws(CommandFailure) {
-        func failure(_ action: String, _ code: Int32 = errno) -> CommandFailure {
-            let status = code == EACCES || code == EPERM ? ExitStatus.permissionDenied : ExitStatus.cannotCreate
-            return CommandFailure(status, "cannot write \(path): \(action): \(String(cString: strerror(code)))")
+    /// Writes `data` to `path`, refusing a file that belongs to `store` (the store being
+    /// exported): its data file, or a lock or journal beside it.
+    static func write(_ data: Data, to path: String, store: DefaultsStoreIdentity?) throws(CommandFailure) {
+        guard !path.isEmpty else { throw CommandFailure(ExitStatus.usage, "the output path is empty") }
+        if Self.isDescriptorPath(path) { return try writeInPlace(data, to: path) }
+        /// Runs a file operation, turning its failure into the command's.
+        func attempt<T>(_ body: () throws(SystemCallError) -> T) throws(CommandFailure) -> T {
+            do { return try body() } catch { throw failure(path, error) }
         }
-        var existing = stat()
-        let exists = stat(path, &existing) == 0
-        let kind = existing.st_mode & S_IFMT
-        if exists, kind == S_IFDIR {
+        // First, so that a link planted in a shared directory is refused whatever it leads to.
+        let target = try attempt { () throws(SystemCallError) in try FileReplacement.target(of: path) }
+        var info = stat()
+        let exists = stat(path, &info) == 0
+        if exists, info.st_mode & S_IFMT == S_IFDIR {
             throw CommandFailure(ExitStatus.cannotCreate, "cannot write \(path): it is a directory")
         }
-        if exists, kind != S_IFREG {
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw failure("cannot open it") }
-            defer { close(descriptor) }
-            let code = writeAll(data, to: descriptor)
-            if code != 0 { throw failure("write failed", code) }
-            return
+        if let store, store.contains(file: path) {
+            throw CommandFailure(
+                ExitStatus.usage,
+                "cannot write \(path): it is a file of the store being exported (\(store)); choose another output file")
         }
-        // Replace the file a symbolic link names, not the link.
-        let target = exists ? (realpath(path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        } ?? path) : path
-        let directory = (target as NSString).deletingLastPathComponent
-        let folder = directory.isEmpty ? "." : directory
-        var template = Array((folder + "/.anydefaults-export-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard descriptor >= 0 else { throw failure("cannot create a file in \(folder)") }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var renamed = false
-        defer {
-            if !renamed { unlink(temporary) }
+        if exists, info.st_mode & S_IFMT != S_IFREG { return try writeInPlace(data, to: path) }
+        try attempt { () throws(SystemCallError) in
+            try FileReplacement.checkNameLength(of: target, longestSuffix: 0)
+            FileReplacement.removeAbandonedTemporaryFiles(of: target)
+            try FileReplacement.replace(target, with: data)
         }
-        fchmod(descriptor, exists ? existing.st_mode & 0o7777 : 0o666 & ~currentUmask())
+    }
+
+    /// Whether `path` names an open descriptor (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`):
+    /// written in place, since its "link" is no path that could be replaced.
+    private static func isDescriptorPath(_ path: String) -> Bool {
+        ["/dev/stdout", "/dev/stderr"].contains(path) || path.hasPrefix("/dev/fd/")
+            || (path.hasPrefix("/proc/") && path.contains("/fd/"))
+    }
+
+    /// Writes into what exists at `path` (a pipe, a terminal, a device), without creating,
+    /// truncating or replacing anything. The open does not wait: a FIFO without a reader is
+    /// refused (`ENXIO`) rather than blocking; the writes then wait for the reader as usual.
+    private static func writeInPlace(_ data: Data, to path: String) throws(CommandFailure) {
+        let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENXIO {
+                throw CommandFailure(ExitStatus.cannotCreate, "cannot write \(path): no process is reading it (a FIFO without a reader)")
+            }
+            throw failure(path, .last("open", path: path))
+        }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFBLK {
+            close(descriptor)
+            throw CommandFailure(ExitStatus.cannotCreate, "cannot write \(path): it is a block device")
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
         var code = writeAll(data, to: descriptor)
-        if code == 0, fsync(descriptor) != 0 { code = errno }
-        close(descriptor)
-        if code != 0 { throw failure("write failed", code) }
-        guard rename(temporary, target) == 0 else { throw failure("cannot replace it") }
-        renamed = true
+        if close(descriptor) != 0, code == 0, errno != EINTR { code = errno }
+        if code != 0 { throw failure(path, SystemCallError(call: "write", path: path, number: code)) }
+    }
+
+    /// The failure for `error` on `path`: permission problems exit with 77, the rest with 73.
+    private static func failure(_ path: String, _ error: SystemCallError) -> CommandFailure {
+        let status = error.code == .permissionDenied ? ExitStatus.permissionDenied : ExitStatus.cannotCreate
+        let reason = error.detail.map { "\(String(cString: strerror(error.number))): \($0)" } ?? String(cString: strerror(error.number))
+        return CommandFailure(status, "cannot write \(path): \(error.call): \(reason)")
     }
 
     /// Writes every byte of `data`; returns 0, or the `errno` of the failure.
@@ -75,13 +105,6 @@ enum OutputFile {
             }
             return 0
         }
-    }
-
-    /// The process's umask (reading it means setting it, so it is set back at once).
-    private static func currentUmask() -> mode_t {
-        let mask = umask(0o022)
-        umask(mask)
-        return mask
     }
 }
 

@@ -1,3 +1,4 @@
+import AnyDefaults
 import Foundation
 
 /// A status line on standard error for long jobs (import, migrate, bench), redrawn in place.
@@ -22,8 +23,9 @@ final class ProgressLine {
         if !force, let lastDraw, now - lastDraw < .milliseconds(100) { return }
         lastDraw = now
         visible = true
-        // Carriage return and "erase line", so each status replaces the last.
-        try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K\(label): \(status)".utf8))
+        // Carriage return and "erase line", so each status replaces the last; the status names
+        // stores and files, whose control characters must not reach the terminal.
+        try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K\(label): \(DefaultsError.printable(status))".utf8))
     }
 
     /// Erases the line, leaving the terminal as it was.

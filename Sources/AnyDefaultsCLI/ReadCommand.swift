@@ -27,7 +27,7 @@ struct ReadCommand: ParsableCommand {
         let provider = try reportingErrors { try StoreOptions.openForCommand(configuration) }
         guard let key else {
             let values = try reportingErrors { try provider.allValues() }
-            Console.write(ExactJSON.data(from: values))
+            try Console.write(ExactJSON.data(from: values))
             return
         }
         guard let value = try reportingErrors({ try provider.value(forKey: key) }) else {
@@ -35,9 +35,9 @@ struct ReadCommand: ParsableCommand {
             throw ExitCode(ExitStatus.negative)
         }
         if raw, case .string(let text) = value {
-            Console.write(text + "\n")
+            try Console.write(text + "\n")
         } else {
-            Console.write(ExactJSON.string(from: value) + "\n")
+            try Console.write(ExactJSON.string(from: value) + "\n")
         }
     }
 }

@@ -27,7 +27,7 @@ struct Tour {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
-        say("""
+        try say("""
             AnyDefaults: a UserDefaults-style settings store over any backend.
             This tour uses scratch storage only (\(scratch.directory.path) and scratch
             UserDefaults suites), removed when it ends.
@@ -38,7 +38,7 @@ struct Tour {
         try externalChange(json)
         try move(stores)
         try compare()
-        say("""
+        try say("""
 
             Done in \(String(format: "%.1f", (clock.now - start).inSeconds)) s; the scratch storage is removed. Next, on a store of your own:
               anydefaults --store json:~/prefs.json write ui.theme dark
@@ -55,19 +55,20 @@ struct Tour {
     /// Lists the registered backends and places one scratch store of each.
     private func chooseByConfiguration() throws -> [(scheme: String, configuration: StoreConfiguration)] {
         try heading(1, "Choose a backend by configuration")
-        say("""
+        try say("""
             One string names a store: SCHEME:LOCATION?OPTIONS. The standard registry knows these:
             """)
         let entries = ProviderRegistry.standard.registered
-        say(TextTable(["store string", "what it is"], rows: entries.map { [Self.form($0), $0.summary] }).render(indent: 2))
+        try say(TextTable(["store string", "what it is"], rows: entries.map { [Self.form($0), $0.summary] }).render(indent: 2))
         let options = entries.filter { !$0.options.isEmpty }.map { "\($0.scheme): \($0.options.map(\.name).joined(separator: ", "))" }
-        say("\n  Options follow a '?': \((options + ["any store: cache=on|off"]).joined(separator: "; ")).")
+        try say("\n  Options follow a '?': \((options + ["any store: cache=on|off"]).joined(separator: "; ")).")
         var stores: [(scheme: String, configuration: StoreConfiguration)] = []
-        for entry in entries {
+        // A store on a server (postgres:) needs one running: Docs/Backends.md shows it with several processes.
+        for entry in entries where !entry.needsServer {
             stores.append((entry.scheme, try scratch.place(StoreConfiguration(scheme: entry.scheme), name: "tour")))
         }
         let example = stores.first { $0.scheme == "json" }?.configuration.description ?? "memory:"
-        say("""
+        try say("""
 
               let store = try ProviderRegistry.standard.makeProvider("\(example)")
             The same string can come from ANYDEFAULTS_STORE, a JSON configuration file, or --store here.
@@ -79,9 +80,9 @@ struct Tour {
     /// Returns the JSON store, used by the next steps.
     private func writeAndRead(_ stores: [(scheme: String, configuration: StoreConfiguration)]) throws -> StoreConfiguration {
         try heading(2, "Write and read the same settings on every backend")
-        say("  let defaults = Defaults(store)       // typed, UserDefaults-shaped, cached")
-        for setting in Self.settings { say("  try defaults.throwing.\(setting.swift)") }
-        say("")
+        try say("  let defaults = Defaults(store)       // typed, UserDefaults-shaped, cached")
+        for setting in Self.settings { try say("  try defaults.throwing.\(setting.swift)") }
+        try say("")
         var rows: [[String]] = []
         for (scheme, configuration) in stores {
             let provider = try StoreOptions.open(configuration)
@@ -91,18 +92,18 @@ struct Tour {
             for setting in Self.settings where try defaults.throwing.value(forKey: setting.key) == setting.stored { exact += 1 }
             rows.append(["\(scheme):", "\(exact) of \(Self.settings.count) exact", "\(defaults.provider.capabilities)"])
         }
-        say(TextTable(["backend", "read back", "capabilities"], rows: rows).render(indent: 2))
+        try say(TextTable(["backend", "read back", "capabilities"], rows: rows).render(indent: 2))
         guard let json = stores.first(where: { $0.scheme == "json" })?.configuration else {
             throw CommandFailure(ExitStatus.software, "the json: backend is not registered")
         }
         let file = (try? String(contentsOfFile: json.location, encoding: .utf8)) ?? ""
-        say("""
+        try say("""
 
             Types never blur: 3, 1.0 and true stay an int, a double and a bool; -0.0 keeps its sign and
             the date its fraction of a second. The json: store is a file you can read and edit:
 
             """)
-        say(file.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        try say(file.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         return json
     }
 
@@ -114,7 +115,7 @@ struct Tour {
         for _ in 0..<1_000 { _ = try defaults.throwing.value(forKey: "ui.theme") }
         for _ in 0..<10 { try defaults.throwing.set("dark", forKey: "ui.theme") }
         try defaults.throwing.set("light", forKey: "ui.theme")
-        say("""
+        try say("""
               for _ in 0..<1_000 { _ = defaults.string(forKey: "ui.theme") }
               for _ in 0..<10 { defaults.set("dark", forKey: "ui.theme") }   // already stored
               defaults.set("light", forKey: "ui.theme")
@@ -129,7 +130,7 @@ struct Tour {
         try heading(4, "Changes from other processes")
         let provider = try StoreOptions.open(json)
         guard provider.capabilities.contains(.externalChanges), let executable = Bundle.main.executableURL else {
-            say("  (json: does not report external changes here; skipped)")
+            try say("  (json: does not report external changes here; skipped)")
             return
         }
         let heard = Mutex<DefaultsChangeEvent?>(nil)
@@ -146,13 +147,13 @@ struct Tour {
         try? child.run()
         child.waitUntilExit()
         _ = signal.wait(timeout: .now() + 3)
-        say("  $ anydefaults --store \(json) write ui.theme solarized     (another process)")
+        try say("  $ anydefaults --store \(json) write ui.theme solarized     (another process)")
         if let event = heard.withLock({ $0 }) {
             let value = event.newValue.map { ExactJSON.string(from: $0) } ?? "(removed)"
-            say("  → this process heard: ui.theme = \(value) (origin: \(event.origin))")
-            say("  store.changes() / store.observe { } and `anydefaults watch` report such changes.")
+            try say("  → this process heard: ui.theme = \(value) (origin: \(event.origin))")
+            try say("  store.changes() / store.observe { } and `anydefaults watch` report such changes.")
         } else {
-            say("  → no event within 3 s (the child exited with status \(child.terminationStatus))")
+            try say("  → no event within 3 s (the child exited with status \(child.terminationStatus))")
         }
     }
 
@@ -169,12 +170,12 @@ struct Tour {
             try destination.apply(destination.keys().filter { imported[$0] == nil }.map { .remove($0) } + imported.map { .set($0.key, $0.value) })
             rows.append(["\(scheme):", try destination.allValues() == values ? "identical (\(values.count) keys)" : "DIFFERENT"])
         }
-        say("""
+        try say("""
               anydefaults --store json:… export --format plist --output prefs.plist
               anydefaults --store OTHER import --replace prefs.plist       (one atomic batch)
 
             """)
-        say(TextTable(["into", "result"], rows: rows).render(indent: 2))
+        try say(TextTable(["into", "result"], rows: rows).render(indent: 2))
     }
 
     /// A small `bench` over every backend.
@@ -185,9 +186,9 @@ struct Tour {
         let subjects = try BenchCommand.subjects(nil, in: area)
         let report = try BenchReport.measure(
             subjects, with: BenchRunner(keyCount: 50, operationCount: 100), scratch: area, progress: ProgressLine("tour"))
-        say("Mean cost per operation (batch: 50 keys); ratio to plain Foundation UserDefaults in parentheses.\n")
-        say(report.table(indent: 2))
-        say("""
+        try say("Mean cost per operation (batch: 50 keys); ratio to plain Foundation UserDefaults in parentheses.\n")
+        try say(report.table(indent: 2))
+        try say("""
             A durable write costs what the backend's file format and the disk cost (json: and
             userdefaults: rewrite and flush a whole file); the cache makes reads and skipped writes
             cheap on every backend. Run `anydefaults bench` for more operations.
@@ -198,7 +199,7 @@ struct Tour {
     private static func form(_ entry: ProviderRegistry.Entry) -> String {
         switch entry.location {
         case .none: "\(entry.scheme):"
-        case .path(let hint), .required(let hint): "\(entry.scheme):\(hint)"
+        case .path(let hint), .required(let hint), .server(let hint): "\(entry.scheme):\(hint)"
         case .optional(let hint): "\(entry.scheme):[\(hint)]"
         }
     }
@@ -212,10 +213,10 @@ struct Tour {
 
     private func heading(_ number: Int, _ title: String) throws {
         try ScratchArea.checkInterruption()
-        say("\n\(number). \(title)")
+        try say("\n\(number). \(title)")
     }
 
-    private func say(_ text: String) {
-        Console.write(text.hasSuffix("\n") ? text : text + "\n")
+    private func say(_ text: String) throws(CommandFailure) {
+        try Console.writeLines(text.hasSuffix("\n") ? text : text + "\n")
     }
 }

@@ -27,8 +27,11 @@ enum ValueType: String, ExpressibleByArgument, CaseIterable {
             case "inf", "infinity", "+inf", "+infinity": return .double(.infinity)
             case "-inf", "-infinity": return .double(-.infinity)
             default:
-                guard let value = Double(trimmed), value.isFinite else { throw bad("a number (or nan, inf, -inf)") }
-                return .double(value)
+                switch ExactJSON.double(fromLiteral: trimmed) {
+                case .success(let value): return .double(value)
+                case .failure(let problem) where Double(trimmed) != nil: throw bad("a number within the range of a double: \(problem.reason)")
+                case .failure: throw bad("a number (or nan, inf, -inf)")
+                }
             }
         case .bool:
             switch text.lowercased() {

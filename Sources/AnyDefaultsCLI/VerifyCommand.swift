@@ -34,7 +34,7 @@ struct VerifyCommand: ParsableCommand {
         let isSuite = configuration.scheme == "userdefaults"
         let outcome = try reportingErrors {
             try verifier.verify(
-                store, output: Console.write, beforeGroup: ScratchArea.checkInterruption,
+                store, output: Console.writeLines, beforeGroup: ScratchArea.checkInterruption,
                 cleanup: { storage in if isSuite { ScratchArea.removeSuite(storage.identifier) } },
                 // Removed by the suite when the group ends, and by the scratch area if interrupted.
                 track: { storage in scratch.track(directory: storage.directory, suite: isSuite ? storage.identifier : nil) })

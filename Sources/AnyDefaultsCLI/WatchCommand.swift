@@ -9,7 +9,7 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Print one line per change, from this or any other process.",
         discussion: """
             Each change prints as KEY<TAB>JSON (the new value as one line of exact JSON) or \
-            KEY<TAB>(removed), written out at once. Runs until interrupted (Ctrl-C exits with \
+            KEY<TAB>(removed), written out at once; a key prints escaped as `keys` prints it. Runs until interrupted (Ctrl-C exits with \
             status 0) or, with --count, until N changes were printed. Changes made by other \
             processes are reported by backends with the externalChanges capability (json:, and \
             userdefaults: on Linux); on other persistent backends (sqlite:, lmdb:) a note on \
@@ -28,8 +28,8 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try reportingErrors { try store.configuration() }
         let provider = try reportingErrors { try StoreOptions.open(configuration) }
-        let interrupt = Self.exitOnInterrupt()
-        defer { interrupt.cancel() }
+        // Every printed line is already written: Ctrl-C is a normal way to stop.
+        Interrupts.exit(on: SIGINT, with: 0)
         let capabilities = provider.capabilities
         if !capabilities.contains(.externalChanges) {
             let instead = capabilities.contains(.persistent)
@@ -43,35 +43,26 @@ struct WatchCommand: AsyncParsableCommand {
         let wanted = Set(keys)
         var printed = 0
         /// Prints `event` if it is wanted, and says whether --count is reached.
-        func show(_ event: DefaultsChangeEvent) -> Bool {
+        func show(_ event: DefaultsChangeEvent) throws(CommandFailure) -> Bool {
             guard wanted.isEmpty || wanted.contains(event.key) else { return false }
             let shown = event.newValue.map { CompactJSON.string(from: $0) } ?? "(removed)"
-            Console.write("\(event.key)\t\(shown)\n")
+            try Console.write("\(Console.listed(event.key))\t\(shown)\n")
             printed += 1
             return count.map { printed >= $0 } ?? false
         }
         if capabilities.contains(.persistent), !capabilities.contains(.externalChanges) {
             do {
                 for try await event in ChangePoller(provider: provider).changes() {
-                    if show(event) { break }
+                    if try show(event) { break }
                 }
             } catch let error as DefaultsError {
                 throw reported(error)
             }
         } else {
             for await event in provider.changes() {
-                if show(event) { break }
+                if try show(event) { break }
             }
         }
         withExtendedLifetime(provider) {}
-    }
-
-    /// Makes SIGINT end the process with status 0: every printed line is already written.
-    private static func exitOnInterrupt() -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { Foundation.exit(0) }
-        source.resume()
-        return source
     }
 }

@@ -11,7 +11,9 @@
 /// ```
 ///
 /// The description names the backend, the key, the path and the cause; it never contains a stored
-/// value, because values may be secrets.
+/// value, because values may be secrets. It is always one line: control characters in a key, a
+/// path or a cause are escaped (see ``printable(_:)``), so that a crafted name cannot make one
+/// message read as two.
 public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is. New codes may be added in later versions: match the ones you
     /// handle and keep a default case.
@@ -49,7 +51,45 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         if let key { text += " (key: \(key.debugDescription))" }
         if let path { text += " (path: \(path))" }
         if let cause { text += " (cause: \(cause))" }
-        return text
+        return Self.printable(text)
+    }
+
+    /// `text` with every character that would not print as itself on one line written as an
+    /// escape: controls (`\n` as `\u{0A}`, ESC, DEL, the C1 controls), the line and paragraph
+    /// separators, and the bidirectional overrides and isolates that reorder what follows them.
+    /// Everything else, backslashes included, is left as it is.
+    ///
+    /// ```swift
+    /// DefaultsError.printable("a\nb")   // "a\\u{0A}b": one line
+    /// ```
+    public static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 8)
+        for scalar in text.unicodeScalars {
+            if isUnprintable(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Whether `scalar` is one that ``printable(_:)`` escapes.
+    static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1
+        case 0x2028, 0x2029: true  // line and paragraph separators
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidirectional controls
+        default: false
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 
@@ -82,6 +122,9 @@ extension DefaultsError {
         public static let ioFailure = Code("ioFailure")
         /// The store was closed.
         public static let closed = Code("closed")
+        /// The store's server cannot be reached now (the connection is down and being restored);
+        /// nothing was written.
+        public static let unavailable = Code("unavailable")
         /// A configuration string, file or option is not valid.
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// A stored value does not have the type that was asked for.

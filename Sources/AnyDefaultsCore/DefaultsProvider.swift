@@ -49,12 +49,51 @@ public protocol DefaultsProvider: Sendable {
     /// Removes every key.
     func removeAll() throws(DefaultsError)
 
+    /// Removes each key of `expected` that still holds the value given for it, in one batch, and
+    /// returns the keys removed (in UTF-8 order). A key that holds another value, or none, is left
+    /// alone. This is how a move deletes from its source only what it copied: a value another
+    /// writer changed after the copy survives.
+    ///
+    /// ```swift
+    /// let copied = try source.allValues()
+    /// try destination.apply(copied.map { .set($0.key, $0.value) })
+    /// let moved = try source.removeValues(ifUnchanged: copied)
+    /// ```
+    ///
+    /// The default implementation reads the values, then removes the unchanged keys with
+    /// ``apply(_:)``: correct for a store that no other thread or process writes between the two.
+    /// Every built-in provider overrides it with one atomic compare-and-remove (one transaction,
+    /// or one locked rewrite of its file), which custom providers shared by several writers should
+    /// do too.
+    func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String]
+
+    /// Where the provider keeps its data, to tell whether two providers (or a provider and a file
+    /// about to be written) reach the same storage; `nil` when there is nothing to compare (the
+    /// default, and a store in memory, which no other provider can reach).
+    var storeIdentity: DefaultsStoreIdentity? { get }
+
     /// Calls `handler` with every change from now on, until the returned observation is
     /// cancelled or released.
     ///
     /// Handlers run after the provider has released its locks, so a handler may read or write the
     /// provider. Events arrive in commit order; they may arrive on any thread.
     func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation
+
+    // Writes from async code: the same operations, suspending the calling task instead of
+    // blocking its thread while the backend works (see DefaultsProvider+Async.swift for the
+    // default implementations, which suit local backends).
+
+    /// Stores `value` under `key`, as ``setValue(_:forKey:)``, without blocking the calling thread.
+    func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError)
+
+    /// Removes `key`, as ``removeValue(forKey:)``, without blocking the calling thread.
+    func removeValueAsync(forKey key: String) async throws(DefaultsError)
+
+    /// Applies `changes` as one batch, as ``apply(_:)``, without blocking the calling thread.
+    func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError)
+
+    /// Removes every key, as ``removeAll()``, without blocking the calling thread.
+    func removeAllAsync() async throws(DefaultsError)
 }
 
 extension DefaultsProvider {
@@ -69,6 +108,17 @@ extension DefaultsProvider {
     public func removeAll() throws(DefaultsError) {
         try apply(keys().map { .remove($0) })
     }
+
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: "\(Self.self)")
+        guard !expected.isEmpty else { return [] }
+        let current = try allValues()
+        let unchanged = expected.filter { current[$0.key] == $0.value }.map(\.key)
+        try apply(unchanged.map { .remove($0) })
+        return unchanged
+    }
+
+    public var storeIdentity: DefaultsStoreIdentity? { nil }
 
     public func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
         var result: [String: DefaultsValue] = [:]

@@ -64,4 +64,19 @@ public enum DefaultsValidation {
         }
         return result
     }
+
+    /// The expectations of ``DefaultsProvider/removeValues(ifUnchanged:)`` with canonical keys,
+    /// in UTF-8 order of the keys.
+    ///
+    /// - Throws: ``DefaultsError/Code-swift.struct/invalidKey`` for an empty key.
+    public static func canonicalExpectations(
+        _ expected: [String: DefaultsValue], backend: String
+    ) throws(DefaultsError) -> [(key: String, value: DefaultsValue)] {
+        var result: [(key: String, value: DefaultsValue)] = []
+        result.reserveCapacity(expected.count)
+        for (key, value) in expected {
+            result.append((try canonicalKey(key, backend: backend), value))
+        }
+        return result.sorted { $0.key.utf8Precedes($1.key) }
+    }
 }

@@ -83,13 +83,13 @@ public struct DefaultsConformanceVerifier: Sendable {
     /// Runs every group on `store`, printing a line per group (and every failed check) through
     /// `output`. `beforeGroup` runs before each group (to stop an interrupted run by throwing).
     public func verify(
-        _ store: String, output: (String) -> Void, beforeGroup: () throws -> Void = {}, cleanup: DefaultsConformanceSuite.Cleanup? = nil,
+        _ store: String, output: (String) throws -> Void, beforeGroup: () throws -> Void = {}, cleanup: DefaultsConformanceSuite.Cleanup? = nil,
         track: @escaping @Sendable (ConformanceStorage) -> Void = { _ in }
     ) throws -> Outcome {
         let suite = try self.suite(for: store, cleanup: cleanup, track: track)
         var shown = try StoreConfiguration(parsing: Self.placeholdersFilled(store, directory: "", identifier: ""))
         shown.location = ""
-        output("Verifying \(shown)… on scratch storage; capabilities \(suite.capabilities); seed \(options.seed)\n")
+        try output("Verifying \(shown)… on scratch storage; capabilities \(suite.capabilities); seed \(options.seed)\n")
         var outcome = Outcome(reports: [], failures: [])
         for group in DefaultsConformanceSuite.Group.allCases {
             try beforeGroup()
@@ -97,22 +97,22 @@ public struct DefaultsConformanceVerifier: Sendable {
                 let report = try suite.report(group)
                 outcome.reports.append(report)
                 if let reason = report.skippedBecause {
-                    output("  – \(group): skipped (\(reason))\n")
+                    try output("  – \(group): skipped (\(reason))\n")
                 } else {
-                    output("  ✔ \(report) (\(String(format: "%.1f", report.seconds)) s)\n")
+                    try output("  ✔ \(report) (\(String(format: "%.1f", report.seconds)) s)\n")
                 }
             } catch let failure as ConformanceFailure {
                 outcome.failures.append(failure)
-                output("  ✘ \(group): \(failure.items.count) failed check(s)\n")
-                output(failure.items.map { "      \($0)\n" }.joined())
+                try output("  ✘ \(group): \(failure.items.count) failed check(s)\n")
+                try output(failure.items.map { "      \($0)\n" }.joined())
             }
         }
         let skipped = outcome.reports.filter(\.isSkipped).count
         let ran = DefaultsConformanceSuite.Group.allCases.count - skipped
         if outcome.failures.isEmpty {
-            output(skipped == 0 ? "All groups passed.\n" : "All \(ran) groups that ran passed; \(skipped) skipped.\n")
+            try output(skipped == 0 ? "All groups passed.\n" : "All \(ran) groups that ran passed; \(skipped) skipped.\n")
         } else {
-            output("\(outcome.failures.count) of \(ran) groups that ran failed\(skipped > 0 ? "; \(skipped) skipped" : ""). Seed \(options.seed): rerun with \(DefaultsConformanceSuite.Options.seedVariable)=\(options.seed).\n")
+            try output("\(outcome.failures.count) of \(ran) groups that ran failed\(skipped > 0 ? "; \(skipped) skipped" : ""). Seed \(options.seed): rerun with \(DefaultsConformanceSuite.Options.seedVariable)=\(options.seed).\n")
         }
         return outcome
     }

@@ -66,10 +66,34 @@ import Testing
             usleep(300_000)
             #expect(running.process.isRunning, "it ended before it could be interrupted")
             kill(running.process.processIdentifier, SIGINT)
-            _ = running.finish()
+            // The tool waits up to ten seconds for the step under way (a conformance group cannot
+            // stop half-way) before it removes the scratch storage itself: wait longer than that.
+            _ = running.finish(timeout: .seconds(30))
             #expect(running.process.terminationStatus == 128 + SIGINT)
             let left = try Self.leftovers(cli)
             #expect(left == [], "\(left)")
+        }
+    }
+
+    /// A second signal stops the command at once, without waiting for the step under way (a
+    /// conformance group of `verify` takes seconds and cannot stop half-way). What a write under
+    /// way at that moment recreates may be left (in the sandbox here); the first signal alone
+    /// leaves nothing (above).
+    @Test func aSecondSignalStopsAtOnce() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let running = try cli.start(["verify", "userdefaults:"])
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try Self.leftovers(cli).isEmpty, running.process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+            usleep(300_000)
+            #expect(running.process.isRunning, "it ended before it could be interrupted")
+            kill(running.process.processIdentifier, SIGINT)
+            usleep(300_000)
+            let started = ContinuousClock.now
+            kill(running.process.processIdentifier, SIGINT)
+            _ = running.finish(timeout: .seconds(30))
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(running.process.terminationStatus == 128 + SIGINT)
         }
     }
 
@@ -116,7 +140,8 @@ import Testing
                 #expect(output.contains("\(entry.scheme):"))
             }
             let exact = output.components(separatedBy: "9 of 9 exact").count - 1
-            #expect(exact == ProviderRegistry.standard.registered.count)
+            // Stores on a server (postgres:) are named in the tour but need a server to be written.
+            #expect(exact == ProviderRegistry.standard.registered.filter { !$0.needsServer }.count)
             #expect(!output.contains("DIFFERENT"))
             #expect(output.contains("this process heard: ui.theme = \"solarized\""))
             #expect(output.contains("hits: 999, misses: 1"))

@@ -48,6 +48,69 @@ struct CLI {
         return result
     }
 
+    /// Runs `anydefaults ARGUMENTS`, killing it (and recording an issue) if it has not ended
+    /// within `timeout`: for the cases that used to block forever.
+    @discardableResult
+    func runBounded(
+        _ arguments: [String], environment extra: [String: String] = [:], timeout: Duration = .seconds(30),
+        standardOutput: FileHandle? = nil, standardInput: FileHandle? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ChildProcess.Result {
+        try Self.runBounded(
+            ChildProcess.executable("anydefaults"), arguments, environment: environment.merging(extra) { $1 }, timeout: timeout,
+            standardOutput: standardOutput, standardInput: standardInput, sourceLocation: sourceLocation)
+    }
+
+    /// Runs `script` with `/bin/sh -c`, with `$ANYDEFAULTS` the executable's path: for arguments
+    /// and environments that a Swift `String` cannot hold (bytes that are not UTF-8).
+    @discardableResult
+    func runShell(_ script: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess.Result {
+        var environment = environment
+        environment["ANYDEFAULTS"] = try ChildProcess.executable("anydefaults").path
+        return try Self.runBounded(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: environment, timeout: timeout, standardOutput: nil,
+            standardInput: nil, sourceLocation: sourceLocation)
+    }
+
+    private static func runBounded(
+        _ executable: URL, _ arguments: [String], environment: [String: String], timeout: Duration,
+        standardOutput: FileHandle?, standardInput: FileHandle?, sourceLocation: SourceLocation
+    ) throws -> ChildProcess.Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = standardOutput ?? output
+        process.standardError = error
+        process.standardInput = standardInput ?? FileHandle.nullDevice
+        try process.run()
+        if standardOutput != nil { try output.fileHandleForWriting.close() }
+        let collected = Mutex((output: Data(), error: Data()))
+        let reading = DispatchGroup()
+        DispatchQueue.global().async(group: reading) {
+            let data = error.fileHandleForReading.readDataToEndOfFile()
+            collected.withLock { $0.error = data }
+        }
+        DispatchQueue.global().async(group: reading) {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            collected.withLock { $0.output = data }
+        }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+        if process.isRunning {
+            Issue.record("anydefaults \(arguments) did not end within \(timeout): killed", sourceLocation: sourceLocation)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        reading.wait()
+        let (outputData, errorData) = collected.withLock { ($0.output, $0.error) }
+        return ChildProcess.Result(
+            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self), wasSignaled: process.terminationReason == .uncaughtSignal)
+    }
+
     /// Starts `anydefaults ARGUMENTS`; its standard output is collected as it arrives.
     func start(_ arguments: [String]) throws -> RunningCLI {
         let (process, output, error) = try ChildProcess.start("anydefaults", arguments, environment: environment)
@@ -122,7 +185,26 @@ final class RunningCLI {
     }
 }
 
-/// The output a ``RunningCLI`` has read so far, shared with its reading thread.
-private final class Collected: Sendable {
+/// The output a ``RunningCLI`` (or another reader) has read so far, shared with its reading thread.
+final class Collected: Sendable {
     let data = Mutex(Data())
+
+    init() {}
+
+    /// Starts a thread that collects everything `handle` yields until its end.
+    init(reading handle: FileHandle) {
+        Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                self.data.withLock { $0.append(chunk) }
+            }
+            self.finished.withLock { $0 = true }
+        }.start()
+    }
+
+    /// Whether the reading thread reached the end.
+    let finished = Mutex(false)
+
+    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
 }

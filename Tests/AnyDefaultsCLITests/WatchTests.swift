@@ -48,6 +48,25 @@ import Testing
         }
     }
 
+    /// The multi-client demonstration of Docs/Backends.md: processes as machines sharing one
+    /// PostgreSQL store (the shared test cluster); a write in one shows in the two watching.
+    @Test func severalProcessesShareAPostgreSQLStore() throws {
+        let cluster = try PostgreSQLCluster.shared()
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let store = cluster.storeString(namespace: "cli-demo-\(UUID().uuidString.prefix(8))")
+            let machines = try (0..<2).map { _ in try cli.start(["--store", store, "watch"]) }
+            for machine in machines { #expect(try Self.waitUntilWatching(machine, cli, store: store)) }
+            try cli.succeed(["--store", store, "write", "feature.newCart", "true", "--type", "bool"])
+            try cli.succeed(["--store", store, "write", "limits.items", "20", "--type", "int"])
+            for machine in machines {
+                #expect(machine.wait { $0.filter { !$0.hasPrefix("ready\t") } == ["feature.newCart\ttrue", "limits.items\t20"] }, "\(machine.lines)")
+                kill(machine.process.processIdentifier, SIGINT)
+                #expect(machine.finish().isEmpty)
+            }
+        }
+    }
+
     @Test func watchStopsAfterCountChanges() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

@@ -136,6 +136,19 @@ func makeDefaults(
         #expect(log.all.isEmpty)
     }
 
+    /// An empty prefix names every key: it removes nothing and is reported, in the store and in
+    /// a scoped view, where removeAll still removes the scope.
+    @Test(arguments: [true, false]) func anEmptyPrefixRemovesNothing(cached: Bool) throws {
+        let (defaults, provider, log) = makeDefaults(["a.1": 1, "a.2": 2, "b.1": 3], cached: cached)
+        defaults.removeValues(withPrefix: "")
+        #expect(log.all.map(\.code) == [.invalidKey])
+        #expect(throws: DefaultsError.self) { try defaults.throwing.removeValues(withPrefix: "") }
+        #expect(throws: DefaultsError.self) { try defaults.scoped("a.").throwing.removeValues(withPrefix: "") }
+        #expect(Set(try provider.keys()) == ["a.1", "a.2", "b.1"])
+        try defaults.scoped("a.").throwing.removeAll()
+        #expect(try provider.keys() == ["b.1"])
+    }
+
     @Test(arguments: [true, false]) func enumKeyNames(cached: Bool) throws {
         let (defaults, _, _) = makeDefaults(cached: cached)
         defaults.set("ada", forKey: SettingsKey.username)

@@ -33,7 +33,6 @@ import TestSupport
         ("sqlite", "names no scheme"),
         ("1sqlite:/x", "not a valid scheme"),
         ("sq lite:/x", "not a valid scheme"),
-        ("json://host/x", "names a host"),
         ("json:/x?cache=maybe", "use on or off"),
         ("json:/x?mode", "has no value"),
         ("json:/x?a=1&a=2", "given twice"),
@@ -47,6 +46,34 @@ import TestSupport
             #expect(error.code == .invalidConfiguration)
             #expect(error.message.contains(says), "\(error.message)")
         }
+    }
+
+    /// `SCHEME://AUTHORITY/PATH` parses, keeping the authority as written; only a scheme registered
+    /// with a server location accepts one, and a local scheme still refuses a host.
+    @Test func serverAuthoritiesParseAndOnlyServerSchemesAcceptThem() throws {
+        let parsed = try StoreConfiguration(parsing: "pg://app%40corp@[::1]:5433/settings%20db?namespace=a&cache=off")
+        #expect(parsed.authority == "app%40corp@[::1]:5433")
+        #expect(parsed.location == "/settings db")
+        #expect(parsed.options == ["namespace": "a"])
+        #expect(try StoreConfiguration(parsing: parsed.description) == parsed)
+        #expect(try StoreConfiguration(parsing: "pg://host").location == "")
+        #expect(try StoreConfiguration(parsing: "pg:///run/pg").authority == nil)
+
+        let registry = ProviderRegistry()
+        registry.register(
+            scheme: "pg", summary: "a server", location: .server("//HOST/DB or SOCKETDIR"),
+            options: [StoreOption("namespace", values: "name", summary: "a store")]
+        ) { _ in TestProvider() }
+        registry.register(scheme: "file", summary: "a file", location: .path("PATH")) { _ in TestProvider() }
+        #expect(try registry.validate(parsed).authority == "app%40corp@[::1]:5433")
+        #expect(try registry.validate(StoreConfiguration(parsing: "pg:/run/pg/../pg")).location == "/run/pg")
+        for (text, says) in [("file://host/x", "names a host"), ("pg:", "needs a server")] {
+            #expect { try registry.validate(StoreConfiguration(parsing: text)) } throws: {
+                ($0 as? DefaultsError)?.code == .invalidConfiguration && ($0 as? DefaultsError)?.message.contains(says) == true
+            }
+        }
+        #expect(registry.registered.first { $0.scheme == "pg" }?.needsServer == true)
+        #expect(registry.registered.first { $0.scheme == "file" }?.needsServer == false)
     }
 
     @Test func resolvesHomeAndRelativePaths() throws {

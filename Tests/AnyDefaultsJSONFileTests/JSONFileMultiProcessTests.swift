@@ -104,6 +104,10 @@ import Testing
             for round in 0..<3 {
                 let (writer, _, _) = try ChildProcess.start("JSONFileTestChild", ["write-forever", path])
                 deadWriter = writer.processIdentifier
+                // Killed while it rewrites the file: after its first write (a loaded machine may
+                // take longer than the pause below to start it).
+                let started = ContinuousClock.now
+                while !FileManager.default.fileExists(atPath: path), ContinuousClock.now - started < .seconds(30) { usleep(1_000) }
                 usleep(UInt32(150_000 + round * 70_000))
                 kill(writer.processIdentifier, SIGKILL)
                 writer.waitUntilExit()
@@ -117,11 +121,20 @@ import Testing
                 let check = try ChildProcess.run("JSONFileTestChild", ["get", path, "counter"])
                 #expect(check.status == 0, "\(check.standardError)")
             }
-            // Opening the file clears what the killed writers left behind, and nothing else.
+            // Opening the file clears what the killed writers left behind (once it is older than
+            // a few seconds: here made so), and nothing else: not the file of a live process,
+            // nor a fresh one.
+            let old = Date(timeIntervalSinceNow: -60)
             try FileFacts.write("", to: directory.path(".s.json.tmp-\(getpid())-live"))
             try FileFacts.write("", to: directory.path(".s.json.tmp-\(deadWriter)-abandoned"))
+            for name in try FileFacts.names(in: directory.path) where name.contains(".tmp-") {
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: directory.path(name))
+            }
+            try FileFacts.write("", to: directory.path(".s.json.tmp-\(deadWriter)-fresh"))
             _ = try JSONFileProvider(path: path)
-            #expect(try FileFacts.names(in: directory.path) == [".s.json.tmp-\(getpid())-live", "s.json", "s.json.lock"])
+            #expect(
+                Set(try FileFacts.names(in: directory.path))
+                    == [".s.json.tmp-\(deadWriter)-fresh", ".s.json.tmp-\(getpid())-live", "s.json", "s.json.lock"])
         }
     }
 }

@@ -19,7 +19,7 @@ import TestSupport
 
     @Test func everyBuiltInSchemeIsRegistered() {
         let schemes = Set(ProviderRegistry.standard.registered.map { $0.scheme })
-        #expect(schemes == ["memory", "json", "userdefaults", "sqlite", "lmdb"])
+        #expect(schemes == ["memory", "json", "userdefaults", "sqlite", "lmdb", "postgres", "postgresql"])
     }
 
     @Test func opensAJSONFileWithItsOptionsAndRejectsUnknownOnes() throws {

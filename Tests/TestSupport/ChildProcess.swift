@@ -14,6 +14,13 @@ public enum ChildProcess {
         public var standardError: String
         /// Whether the process ended by a signal rather than by exiting.
         public var wasSignaled: Bool
+
+        public init(status: Int32, standardOutput: String, standardError: String, wasSignaled: Bool) {
+            self.status = status
+            self.standardOutput = standardOutput
+            self.standardError = standardError
+            self.wasSignaled = wasSignaled
+        }
     }
 
     public struct NotBuilt: Error, CustomStringConvertible {
@@ -83,6 +90,16 @@ public enum ChildProcess {
             standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self),
             wasSignaled: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// The process identifier of a process that has ended (`/bin/true`, run and waited for): a
+    /// number that names no running process, for tests of what a dead process left behind.
+    public static func endedProcessIdentifier() throws -> Int32 {
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        return ended.processIdentifier
     }
 }
 

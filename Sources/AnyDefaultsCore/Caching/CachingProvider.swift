@@ -128,6 +128,59 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         try upstream.removeAll()
     }
 
+    /// The upstream's compare-and-remove (atomic where the upstream's is). The cache cannot know
+    /// which keys it will remove, so it forgets everything, as for ``removeAll()``.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        guard !expected.isEmpty else { return [] }
+        core.state.withLock { $0.beginRemoveAll() }
+        defer { core.state.withLock { $0.finishRemoveAll() } }
+        return try upstream.removeValues(ifUnchanged: expected)
+    }
+
+    public var storeIdentity: DefaultsStoreIdentity? { upstream.storeIdentity }
+
+    // MARK: Writes from async code: the same bookkeeping around the upstream's async writes
+
+    public func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError) {
+        try await writeAsync(value, forKey: key)
+    }
+
+    public func removeValueAsync(forKey key: String) async throws(DefaultsError) {
+        try await writeAsync(nil, forKey: key)
+    }
+
+    private func writeAsync(_ value: DefaultsValue?, forKey key: String) async throws(DefaultsError) {
+        guard let ticket = core.state.withLock({ $0.beginWrite(key, value: value) }) else { return }
+        do {
+            if let value {
+                try await upstream.setValueAsync(value, forKey: key)
+            } else {
+                try await upstream.removeValueAsync(forKey: key)
+            }
+        } catch {
+            core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: false) }
+            throw error
+        }
+        core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: true) }
+    }
+
+    public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
+        guard let batch = core.state.withLock({ $0.beginBatch(changes) }) else { return }
+        do {
+            try await upstream.applyAsync(batch.changes)
+        } catch {
+            core.state.withLock { $0.finishBatch(batch, succeeded: false) }
+            throw error
+        }
+        core.state.withLock { $0.finishBatch(batch, succeeded: true) }
+    }
+
+    public func removeAllAsync() async throws(DefaultsError) {
+        core.state.withLock { $0.beginRemoveAll() }
+        defer { core.state.withLock { $0.finishRemoveAll() } }
+        try await upstream.removeAllAsync()
+    }
+
     // MARK: Events
 
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {

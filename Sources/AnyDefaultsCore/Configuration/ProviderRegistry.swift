@@ -17,6 +17,8 @@ import Synchronization
 public final class ProviderRegistry: Sendable {
     /// Opens a provider for a configuration whose scheme, location and option names were checked.
     public typealias Factory = @Sendable (StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider
+    /// The storage a checked configuration names, without opening it (see ``DefaultsStoreIdentity``).
+    public typealias Identity = @Sendable (StoreConfiguration) -> DefaultsStoreIdentity?
 
     /// What a scheme's location is.
     public enum Location: Sendable, Hashable {
@@ -28,6 +30,10 @@ public final class ProviderRegistry: Sendable {
         case optional(String)
         /// A name that must be given.
         case required(String)
+        /// A server, `//USER@HOST:PORT/NAME` (see ``StoreConfiguration/authority``), or else a
+        /// local path (a Unix socket's directory, say), resolved like ``path(_:)``. The hint is
+        /// shown in help and errors.
+        case server(String)
     }
 
     /// A registered backend.
@@ -37,13 +43,20 @@ public final class ProviderRegistry: Sendable {
         public var location: Location
         public var options: [StoreOption]
         let factory: Factory
+        let identity: Identity?
+
+        /// Whether the store is on a server (a ``Location/server(_:)`` location), so that no
+        /// scratch store of it can be made without one.
+        public var needsServer: Bool {
+            if case .server = location { true } else { false }
+        }
 
         /// How the scheme is written, for help and error messages: `sqlite:PATH[?durability=normal|full]`.
         public var usage: String {
             var text = "\(scheme):"
             switch location {
             case .none: break
-            case .path(let hint), .required(let hint): text += hint
+            case .path(let hint), .required(let hint), .server(let hint): text += hint
             case .optional(let hint): text += "[\(hint)]"
             }
             let names = (options.map(\.description) + ["cache=on|off"]).joined(separator: "&")
@@ -58,11 +71,16 @@ public final class ProviderRegistry: Sendable {
     /// Creates an empty registry.
     public init() {}
 
-    /// Registers (or replaces) the backend for `scheme`.
+    /// Registers (or replaces) the backend for `scheme`. `identity`, if given, names the storage
+    /// a configuration reaches without opening it (``storeIdentity(of:)``), so that two
+    /// configurations on one store are recognized before either is opened.
     public func register(
-        scheme: String, summary: String, location: Location, options: [StoreOption] = [], factory: @escaping Factory
+        scheme: String, summary: String, location: Location, options: [StoreOption] = [],
+        identity: Identity? = nil, factory: @escaping Factory
     ) {
-        let entry = Entry(scheme: scheme.lowercased(), summary: summary, location: location, options: options, factory: factory)
+        let entry = Entry(
+            scheme: scheme.lowercased(), summary: summary, location: location, options: options, factory: factory,
+            identity: identity)
         entries.withLock { $0[entry.scheme] = entry }
     }
 
@@ -100,6 +118,12 @@ public final class ProviderRegistry: Sendable {
         if configuration.location.utf8.contains(0) {
             throw StoreConfiguration.error("\(entry.scheme): the location holds a NUL character, which no path or name can hold.")
         }
+        if configuration.authority != nil {
+            guard case .server = entry.location else {
+                throw StoreConfiguration.error(
+                    "\(entry.scheme)://… names a host; \(entry.scheme): stores are local. Write \(entry.scheme):/absolute/path or \(entry.scheme):relative/path.")
+            }
+        }
         switch entry.location {
         case .none where !configuration.location.isEmpty:
             throw StoreConfiguration.error("\(entry.scheme): takes no location, but \"\(configuration.location)\" was given. Write \(entry.usage).")
@@ -108,6 +132,11 @@ public final class ProviderRegistry: Sendable {
                 throw StoreConfiguration.error("\(entry.scheme): needs a \(hint). Write \(entry.usage).")
             }
             if case .path = entry.location { configuration.location = configuration.resolvedPath }
+        case .server(let hint) where configuration.authority == nil:
+            if configuration.location.isEmpty {
+                throw StoreConfiguration.error("\(entry.scheme): needs a server (\(hint)). Write \(entry.usage).")
+            }
+            configuration.location = configuration.resolvedPath
         default:
             break
         }
@@ -117,6 +146,20 @@ public final class ProviderRegistry: Sendable {
             throw StoreConfiguration.error("\(entry.scheme): has no option \"\(unknown)\". Accepted: \(list).")
         }
         return configuration
+    }
+
+    /// The storage `configuration` reaches, without opening it: `nil` when its backend registered
+    /// no identity (``register(scheme:summary:location:options:identity:factory:)``) or keeps
+    /// nothing that another store could reach (`memory:`).
+    ///
+    /// ```swift
+    /// let a = try registry.storeIdentity(of: StoreConfiguration(parsing: "sqlite:/data/prefs.sqlite"))
+    /// let b = try registry.storeIdentity(of: StoreConfiguration(parsing: "sqlite:/srv/link-to-prefs.sqlite"))
+    /// a!.overlaps(b!)   // true
+    /// ```
+    public func storeIdentity(of configuration: StoreConfiguration) throws(DefaultsError) -> DefaultsStoreIdentity? {
+        let checked = try validate(configuration)
+        return try entry(for: checked.scheme).identity?(checked)
     }
 
     private func entry(for scheme: String) throws(DefaultsError) -> Entry {

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension StoreConfiguration {
     /// The environment variable that names the store: `ANYDEFAULTS_STORE=sqlite:~/prefs.sqlite`.
     public static let storeVariable = "ANYDEFAULTS_STORE"
@@ -50,7 +58,11 @@ extension StoreConfiguration {
         let base = url.deletingLastPathComponent().path
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            // Never blocking, regular files only: a FIFO named by ANYDEFAULTS_CONFIG must not hang.
+            guard let (bytes, _) = try FileContents.read(path, maximumSize: 1 << 20) else {
+                throw SystemCallError(call: "open", path: path, number: ENOENT)
+            }
+            data = Data(bytes)
         } catch {
             throw Self.error("The configuration file cannot be read.", path: path, cause: error)
         }

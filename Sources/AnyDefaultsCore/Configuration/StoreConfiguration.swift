@@ -6,7 +6,10 @@ import Foundation
 /// `sqlite`, `lmdb`, `userdefaults`, or one you register); the location is a path or a name; the
 /// options are the backend's own plus `cache=on|off` (default `on`). `%XX` escapes are decoded in
 /// the location and the options (write `%3F` for a `?` in a path, `%25` for a `%`); `SCHEME:///path`
-/// is accepted for `SCHEME:/path`.
+/// is accepted for `SCHEME:/path`. A store on a server names it after two slashes,
+/// `SCHEME://AUTHORITY/PATH` (`postgres://app@db.example.com:5432/settings`): the authority is
+/// kept as written in ``authority`` and the path is the location; only backends registered with a
+/// ``ProviderRegistry/Location/server(_:)`` location accept one.
 ///
 /// ```swift
 /// let configuration = try StoreConfiguration(parsing: "lmdb:/var/lib/app/settings?mapsize=64MiB")
@@ -25,16 +28,24 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The directory a relative path is resolved against: `nil` for the current directory, or the
     /// directory of the configuration file the string came from.
     public var baseDirectory: String?
+    /// For a store on a server (`SCHEME://AUTHORITY/PATH`): the text between `//` and the next `/`,
+    /// `?` or the end, as written (percent escapes kept, for the backend to decode part by part),
+    /// such as `app@db.example.com:5432`. `nil` for local stores.
+    public var authority: String?
 
     static let component = "Configuration"
 
     /// Creates a configuration from its parts.
-    public init(scheme: String, location: String = "", options: [String: String] = [:], cache: Bool = true, baseDirectory: String? = nil) {
+    public init(
+        scheme: String, location: String = "", options: [String: String] = [:], cache: Bool = true, baseDirectory: String? = nil,
+        authority: String? = nil
+    ) {
         self.scheme = scheme.lowercased()
         self.location = location
         self.options = options
         self.cache = cache
         self.baseDirectory = baseDirectory
+        self.authority = authority
     }
 
     /// Parses a store string.
@@ -57,10 +68,15 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
             throw Self.error("\"\(scheme)\" is not a valid scheme: it starts with a letter and holds only letters, digits, +, - and '.'. \(form)")
         }
         var rest = text[text.index(after: colon)...]
+        var authority: String?
         if rest.hasPrefix("///") {
             rest = rest.dropFirst(2)
         } else if rest.hasPrefix("//") {
-            throw Self.error("\"\(text)\" names a host; stores are local. Write \(scheme):/absolute/path or \(scheme):relative/path.")
+            // A server: whether the scheme takes one is the registry's to check.
+            let server = rest.dropFirst(2)
+            let end = server.firstIndex { $0 == "/" || $0 == "?" } ?? server.endIndex
+            authority = String(server[..<end])
+            rest = server[end...]
         }
         let query: Substring?
         if let mark = rest.firstIndex(of: "?") {
@@ -89,7 +105,7 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
             }
             options[name] = value
         }
-        self.init(scheme: scheme, location: location, options: options, cache: cache, baseDirectory: baseDirectory)
+        self.init(scheme: scheme, location: location, options: options, cache: cache, baseDirectory: baseDirectory, authority: authority)
     }
 
     /// The canonical string of this configuration; parsing it gives this configuration back.
@@ -97,9 +113,14 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
         let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?%"))
         let valueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=?%+"))
         var path = location.addingPercentEncoding(withAllowedCharacters: allowed) ?? location
-        // A location that starts with "//" would read back as a host (or, with "///", lose a slash).
-        if path.hasPrefix("//") { path = "%2F" + path.dropFirst() }
-        var text = "\(scheme):" + path
+        var text = "\(scheme):"
+        if let authority {
+            text += "//" + authority + (path.isEmpty || path.hasPrefix("/") ? "" : "/")
+        } else if path.hasPrefix("//") {
+            // A location that starts with "//" would read back as a host (or, with "///", lose a slash).
+            path = "%2F" + path.dropFirst()
+        }
+        text += path
         // Names are escaped too: a name holding "&" or "=" would otherwise split differently.
         var items = options.sorted { $0.key < $1.key }.map {
             "\($0.key.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? $0.key)="

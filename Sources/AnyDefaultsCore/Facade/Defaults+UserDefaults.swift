@@ -144,7 +144,9 @@ extension Defaults {
         }
     }
 
-    /// Removes every stored key that starts with `prefix`, in one batch.
+    /// Removes every stored key that starts with `prefix`, in one batch. An empty prefix removes
+    /// nothing and reports ``DefaultsError/Code-swift.struct/invalidKey``: call ``removeAll()``
+    /// to remove every key.
     public func removeValues(withPrefix prefix: String) {
         reporting { () throws(DefaultsError) in try throwing.removeValues(withPrefix: prefix) }
     }

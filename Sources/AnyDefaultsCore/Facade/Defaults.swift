@@ -180,9 +180,14 @@ public final class Defaults: Sendable {
         isScoped ? prefix + name : name
     }
 
-    /// Sends `error` to the handler.
-    @usableFromInline
-    func report(_ error: DefaultsError) {
+    /// Sends `error` to the store's error handler (by default, the log), as the non-throwing
+    /// methods do with theirs: for code built on ``Defaults`` that recovers from an error and
+    /// must still say so, such as a typed read that falls back to its default.
+    ///
+    /// ```swift
+    /// defaults.report(DefaultsError(.decodingFailed, "The layout cannot be read.", backend: "MyApp"))
+    /// ```
+    public func report(_ error: DefaultsError) {
         shared.errorHandler(error)
     }
 
@@ -278,14 +283,18 @@ public final class Defaults: Sendable {
 
     /// Stores `value` (a `nil` removes the key).
     func write<T: DefaultsSerializable>(_ value: T, fullKey: String) throws(DefaultsError) {
-        if isAbsent(value) { return try remove(fullKey: fullKey) }
-        let stored: DefaultsValue
+        guard let stored = try encodedForWrite(value, fullKey: fullKey) else { return try remove(fullKey: fullKey) }
+        try store(stored, fullKey: fullKey, cachesDecodedValue: T.cachesDecodedValue)
+    }
+
+    /// What writing `value` stores: its encoding, or `nil` for an absent optional (a removal).
+    func encodedForWrite<T: DefaultsSerializable>(_ value: T, fullKey: String) throws(DefaultsError) -> DefaultsValue? {
+        if isAbsent(value) { return nil }
         do {
-            stored = try value.defaultsValue
+            return try value.defaultsValue
         } catch {
             throw error.located(at: fullKey)
         }
-        try store(stored, fullKey: fullKey, cachesDecodedValue: T.cachesDecodedValue)
     }
 
     /// Stores an already encoded value.

@@ -131,8 +131,20 @@ public struct ThrowingDefaults: Sendable {
     /// ```swift
     /// try defaults.throwing.removeValues(withPrefix: "cache.")
     /// ```
+    ///
+    /// - Throws: ``DefaultsError/Code-swift.struct/invalidKey`` for an empty prefix, which would
+    ///   name every key: a computed prefix that came out empty must not empty the store. Call
+    ///   ``removeAll()`` to mean that.
     public func removeValues(withPrefix prefix: String) throws(DefaultsError) {
-        let fullPrefix = defaults.fullKey(prefix)
+        guard !prefix.isEmpty else {
+            throw DefaultsError(
+                .invalidKey, "An empty prefix would remove every key; call removeAll() for that.", backend: "Defaults")
+        }
+        try removeStoredValues(withFullPrefix: defaults.fullKey(prefix))
+    }
+
+    /// Removes every stored key that starts with the full (scoped) key prefix `fullPrefix`.
+    private func removeStoredValues(withFullPrefix fullPrefix: String) throws(DefaultsError) {
         let doomed = try defaults.provider.keys().filter { $0.hasPrefix(fullPrefix) }
         if !doomed.isEmpty {
             try defaults.provider.apply(doomed.map { .remove($0) })
@@ -146,7 +158,7 @@ public struct ThrowingDefaults: Sendable {
             try defaults.provider.removeAll()
             defaults.shared.decoded.removeAll(withPrefix: "")
         } else {
-            try removeValues(withPrefix: "")
+            try removeStoredValues(withFullPrefix: defaults.prefix)
         }
     }
 }

@@ -22,11 +22,30 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
     public var path: String?
     /// The `errno` it set.
     public var number: Int32
+    /// What went wrong in words, where `errno` alone would mislead (a FIFO where a file belongs
+    /// is `EINVAL`, "not a regular file: a FIFO").
+    public var detail: String?
 
-    public init(call: String, path: String? = nil, number: Int32) {
+    public init(call: String, path: String? = nil, number: Int32, detail: String? = nil) {
         self.call = call
         self.path = path
         self.number = number
+        self.detail = detail
+    }
+
+    /// The refusal of something that is not a regular file (a FIFO, a socket, a device) where a
+    /// file belongs; `kind` is its `st_mode & S_IFMT`. Its ``code`` is `invalidConfiguration`.
+    public static func notRegularFile(call: String, path: String?, kind: mode_t) -> SystemCallError {
+        let name =
+            switch kind {
+            case S_IFIFO: "a FIFO (named pipe)"
+            case S_IFSOCK: "a socket"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            case S_IFLNK: "a symbolic link"
+            default: "not a file"
+            }
+        return SystemCallError(call: call, path: path, number: EINVAL, detail: "not a regular file: it is \(name)")
     }
 
     /// The failure of `call` with the current `errno`.
@@ -35,23 +54,29 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     public var description: String {
-        "\(call)\(path.map { "(\($0))" } ?? ""): \(String(cString: strerror(number))) (errno \(number))"
+        let reason = String(cString: strerror(number))
+        let place = "\(call)\(path.map { "(\($0))" } ?? "")"
+        guard let detail else { return "\(place): \(reason) (errno \(number))" }
+        return "\(place): \(detail) (\(reason), errno \(number))"
     }
 
     /// The error code that fits this failure.
-    public var code: DefaultsError.Code { DefaultsError.Code(errno: number) }
+    public var code: DefaultsError.Code {
+        number == EINVAL && detail != nil ? .invalidConfiguration : DefaultsError.Code(errno: number)
+    }
 }
 
 extension DefaultsError.Code {
     /// The code that fits an `errno` value: permission, absence, a full disk, a lock held
-    /// elsewhere, a directory where a file belongs; ``ioFailure`` for anything else.
+    /// elsewhere, a directory where a file belongs, a name too long or a loop of links;
+    /// ``ioFailure`` for anything else.
     public init(errno number: Int32) {
         switch number {
         case EACCES, EPERM, EROFS: self = .permissionDenied
         case ENOENT, ENOTDIR: self = .notFound
         case ENOSPC, EDQUOT, EFBIG: self = .storageFull
         case EAGAIN, EBUSY: self = .busy
-        case EISDIR: self = .invalidConfiguration
+        case EISDIR, ENAMETOOLONG, ELOOP: self = .invalidConfiguration
         default: self = .ioFailure
         }
     }

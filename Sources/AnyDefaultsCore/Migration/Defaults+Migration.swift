@@ -10,8 +10,11 @@ extension Defaults {
     /// defaults.migrate(.theme, to: .theme, in: sharedDefaults) { $0 }   // to another store
     /// ```
     ///
-    /// Within one store both changes are one batch (atomic where the backend is); across stores
-    /// the target is written first, then the source removed.
+    /// Within one store both changes are one batch (atomic where the backend is). Two instances
+    /// on one store (one file reached by two paths, say) count as one store, by their
+    /// ``DefaultsProvider/storeIdentity``. Across stores the target is written first, then the
+    /// source removed only if it still holds the value moved (``DefaultsProvider/removeValues(ifUnchanged:)``):
+    /// a value written to it meanwhile is kept.
     ///
     /// - Parameters:
     ///   - targetStore: the store to move to; this one by default.
@@ -55,6 +58,7 @@ extension ThrowingDefaults {
         let sourceKey = defaults.fullKey(source.name)
         let targetKey = destination.fullKey(target.name)
         let sameProvider = destination.provider as AnyObject === defaults.provider as AnyObject
+            || Self.sameStore(destination.provider, defaults.provider)
         guard !(sameProvider && sourceKey == targetKey),
               let stored = try defaults.provider.value(forKey: sourceKey)
         else { return false }
@@ -81,10 +85,16 @@ extension ThrowingDefaults {
             try defaults.provider.apply([change, .remove(sourceKey)])
         } else {
             try destination.provider.apply([change])
-            try defaults.provider.removeValue(forKey: sourceKey)
+            _ = try defaults.provider.removeValues(ifUnchanged: [sourceKey: stored])
         }
         destination.forgetDecoded(targetKey)
         defaults.forgetDecoded(sourceKey)
         return true
+    }
+
+    /// Whether two providers reach the same storage, by their identities.
+    private static func sameStore(_ first: any DefaultsProvider, _ second: any DefaultsProvider) -> Bool {
+        guard let one = first.storeIdentity, let other = second.storeIdentity else { return false }
+        return one.overlaps(other)
     }
 }

@@ -29,6 +29,18 @@ extension Defaults {
         if shared.tracksReadsByName { tracker.access(key: fullKey) }
     }
 
+    /// The value of a typed key, as `defaults[key]` reads it, without recording the read for
+    /// Observation: for code that tells its observers of changes itself, such as a settings
+    /// model that ignores changes made elsewhere.
+    ///
+    /// ```swift
+    /// let volume = defaults.untrackedValue(of: .volume)
+    /// ```
+    @inlinable
+    public func untrackedValue<Value>(of key: DefaultsKey<Value>) -> Value {
+        value(of: key, fullKey: fullKey(key.name))
+    }
+
     /// Whether reads by name (`integer(forKey:)`, `string(forKey:)`...) take part in
     /// Observation; typed reads, `@Default` properties and ``DefaultsModel`` properties always do.
     public var tracksReadsByName: Bool { shared.tracksReadsByName }

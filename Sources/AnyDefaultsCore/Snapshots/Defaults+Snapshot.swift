@@ -47,14 +47,31 @@ extension Defaults {
     /// }
     /// ```
     public func snapshots(keys: [any DefaultsKeyName]) -> AsyncStream<DefaultsSnapshot> {
+        values(forKeys: keys) { [self] in snapshot(keys: keys) }
+    }
+
+    /// What `read` returns now, then what it returns after each change to one of `keys`; a
+    /// result equal to the one yielded last is skipped. For values derived from several keys.
+    ///
+    /// ```swift
+    /// let labels = defaults.values(forKeys: [DefaultsKeys.volume, DefaultsKeys.muted]) {
+    ///     defaults[.muted] ? "muted" : "volume \(defaults[.volume])"
+    /// }
+    /// ```
+    ///
+    /// `read` runs once per change (on the thread that delivers it), so it should read the store
+    /// afresh; changes made while the sequence starts may be reported as one, the latest.
+    public func values<Element: Sendable & Equatable>(
+        forKeys keys: [any DefaultsKeyName], _ read: @escaping @Sendable () -> Element
+    ) -> AsyncStream<Element> {
         PrimedStream.make { offer in
-            observe(keys: keys) { [self] _ in
-                let snapshot = snapshot(keys: keys)
-                offer(snapshot, snapshot)
+            observe(keys: keys) { _ in
+                let element = read()
+                offer(element, element)
             }
         } current: {
-            let snapshot = snapshot(keys: keys)
-            return (snapshot, snapshot)
+            let element = read()
+            return (element, element)
         }
     }
 
@@ -93,6 +110,26 @@ extension ThrowingDefaults {
             }, uniquingKeysWith: { first, _ in first })
         }
         return DefaultsSnapshot(values: values, registeredDefaults: defaults.registeredDefaults())
+    }
+
+    /// An immutable copy of the values of `keys` taken in one read of the whole store (one
+    /// ``DefaultsProvider/allValues()`` call), so that the values belong together: a batch
+    /// written meanwhile shows whole or not at all, on every built-in backend. It costs a read of
+    /// every key, where ``snapshot(keys:)`` reads only those asked for, one by one. Reads of
+    /// `keys` alone are tracked for Observation.
+    ///
+    /// ```swift
+    /// let audio = try defaults.throwing.consistentSnapshot(keys: [DefaultsKeys.volume, DefaultsKeys.muted])
+    /// ```
+    public func consistentSnapshot(keys: [any DefaultsKeyName]) throws(DefaultsError) -> DefaultsSnapshot {
+        let names = Set(keys.map(\.defaultsKeyName))
+        for name in names { defaults.shared.tracker.access(key: defaults.fullKey(name)) }
+        let stored = try defaults.provider.allValues()
+        var values: [String: DefaultsValue] = [:]
+        for name in names {
+            if let value = stored[defaults.fullKey(name)] { values[name] = value }
+        }
+        return DefaultsSnapshot(values: values, registeredDefaults: defaults.registeredDefaults(where: names.contains))
     }
 
     /// An immutable copy of the values of `keys`, as ``Defaults/snapshot(keys:)``, throwing the

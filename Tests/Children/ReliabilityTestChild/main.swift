@@ -15,6 +15,12 @@
 //   ReliabilityTestChild touch <store>
 //       Writes a few keys under umask 0, so that the store creates its files with exactly the modes
 //       it asks for (and has some pages of data to damage).
+//   ReliabilityTestChild keep-writing <store> <id> <slots> <stop-file>
+//       Writes n = 1, 2, ... until <stop-file> exists, each to a key of slot n % <slots>, and
+//       prints "ack <key> <n>" after each write returns, then "done". A slot's key is written a
+//       few times and then retired for a new one (w<id>.s<slot>.g<generation>), as a user sets a
+//       setting now and then: the last write of each key is final, so the last acknowledged n of
+//       each key is the value it must hold (somewhere).
 //   ReliabilityTestChild read <store>
 //       Opens the store and reads every key: prints "read <count>" or "error <code>" (exit 0);
 //       anything else (a crash, another error) is a failure.
@@ -117,6 +123,26 @@ case ("touch", 2):
         fail("write failed: \(error)", status: 5)
     }
     say("ok")
+
+case ("keep-writing", 5):
+    guard let id = Int(arguments[2]), let slots = Int(arguments[3]), slots > 0 else { fail("bad arguments") }
+    let store = open(arguments[1])
+    var generations = [Int](repeating: 0, count: slots)
+    var number: Int64 = 1
+    while !FileManager.default.fileExists(atPath: arguments[4]) {
+        let slot = Int(number % Int64(slots))
+        let key = "w\(id).s\(slot).g\(generations[slot])"
+        do {
+            try store.setValue(.int(number), forKey: key)
+        } catch {
+            fail("write \(number) failed: \(error)", status: 5)
+        }
+        say("ack \(key) \(number)")
+        // About one write in three retires its key (a fixed, scattered choice).
+        if (UInt64(number) &* 0x9E37_79B9_7F4A_7C15) >> 62 == 0 { generations[slot] += 1 }
+        number += 1
+    }
+    say("done")
 
 case ("read", 2):
     do {

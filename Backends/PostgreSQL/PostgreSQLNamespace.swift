@@ -1,0 +1,354 @@
+import AnyDefaultsCore
+import Dispatch
+import PostgresNIO
+import Synchronization
+
+/// One namespace (one store) of one server, shared by every ``PostgreSQLProvider`` instance on
+/// it in this process: the replica every read is served from, the writes, and the events.
+///
+/// The replica is loaded whole when the namespace is first opened, then kept fresh: a write of
+/// this process is folded in when it commits; another client's commit is announced by a
+/// notification (its revision), and the rows written after the replica's revision are read
+/// (a *catch-up*). Notifications are not durable, so a catch-up also runs after every reconnect
+/// and whenever the heartbeat finds a newer revision; a replica that missed removals that were
+/// since pruned is reloaded whole. Events go to each instance's observers in commit order:
+/// `.local` for the instance that wrote, `.external` for the others.
+final class PostgreSQLNamespace: Sendable {
+    private struct Member: Sendable {
+        weak var broadcaster: ChangeBroadcaster?
+    }
+
+    private struct State: Sendable {
+        var replica = PostgreSQLReplica()
+        /// The newest revision heard of (notifications, the heartbeat).
+        var heard: Int64 = 0
+        /// The number of the catch-up in flight, if one is.
+        var catchUpTicket: Int?
+        /// Statements of this namespace are numbered as they are sent (the connection answers them
+        /// in that order); the writes sent and not yet folded in, by number.
+        var nextTicket = 0
+        var writesInFlight: Set<Int> = []
+        /// A catch-up's answer that waits for writes sent before it: their callbacks may run after
+        /// its own, and it may hold their rows, which must be known as theirs first.
+        var deferredCatchUp: (ticket: Int, result: Result<PostgresQueryResult, any Error>, full: Bool)?
+        var members: [ObjectIdentifier: Member] = [:]
+        var loadWaiters: [EventLoopPromise<Void>] = []
+        var loadFailure: DefaultsError?
+        /// Writes of this process waiting for the rows before them, by revision.
+        var commitWaiters: [Int64: [EventLoopPromise<Void>]] = [:]
+    }
+
+    /// Removal markers older than this many revisions are pruned, every that many revisions.
+    static let markerRetention: Int64 = 1024
+
+    let name: String
+    /// The LISTEN channel: `anydefaults_` and a 64-bit hash of the name (channels are identifiers
+    /// of at most 63 bytes; the payload names the namespace, so a shared hash only costs a look).
+    let channel: String
+    let session: PostgreSQLSession
+    private let state = Mutex(State())
+    /// Events of catch-ups are delivered here, off the event loop: observers may write
+    /// synchronously, which must not happen on the loop.
+    private static let delivery = DispatchQueue(label: "AnyDefaults.PostgreSQL.events")
+
+    init(name: String, session: PostgreSQLSession) {
+        self.name = name
+        self.session = session
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        channel = "anydefaults_" + String(hash, radix: 16)
+    }
+
+    var isLoaded: Bool { state.withLock { $0.replica.isLoaded } }
+
+    // MARK: Members
+
+    func join(_ broadcaster: ChangeBroadcaster) {
+        state.withLock { $0.members[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster) }
+    }
+
+    /// Removes an instance; the namespace leaves the session with its last instance.
+    func leave(_ broadcaster: ChangeBroadcaster) {
+        let isEmpty = state.withLock { state in
+            state.members.removeValue(forKey: ObjectIdentifier(broadcaster))
+            return state.members.isEmpty
+        }
+        if isEmpty { session.remove(self) }
+    }
+
+    // MARK: Reads
+
+    func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        try state.withLock { state throws(DefaultsError) in
+            if let damage = state.replica.damaged[key] { throw damage }
+            return state.replica.values[key]
+        }
+    }
+
+    var keys: [String] {
+        state.withLock { Array($0.replica.values.keys) + Array($0.replica.damaged.keys) }
+    }
+
+    var values: [String: DefaultsValue] {
+        state.withLock { $0.replica.values }
+    }
+
+    // MARK: Loading and catching up
+
+    /// Succeeds once the replica is loaded (at once if it is), or fails with the reason it could
+    /// not be.
+    func loaded() -> EventLoopFuture<Void> {
+        let eventLoop = session.eventLoop
+        return state.withLock { state in
+            if state.replica.isLoaded { return eventLoop.makeSucceededVoidFuture() }
+            if let failure = state.loadFailure { return eventLoop.makeFailedFuture(failure) }
+            let promise = eventLoop.makePromise(of: Void.self)
+            state.loadWaiters.append(promise)
+            return promise.futureResult
+        }
+    }
+
+    /// The connection could not be made before the replica was ever loaded.
+    func failLoad(_ failure: DefaultsError) {
+        let waiters = state.withLock { state -> [EventLoopPromise<Void>] in
+            guard !state.replica.isLoaded else { return [] }
+            state.loadFailure = failure
+            defer { state.loadWaiters = [] }
+            return state.loadWaiters
+        }
+        for waiter in waiters { waiter.fail(failure) }
+    }
+
+    /// The session (re)connected and listens on the channel: catch up on what was missed.
+    func resume() {
+        state.withLock { $0.loadFailure = nil }
+        catchUp()
+    }
+
+    /// Another commit was announced, or the heartbeat saw the revision.
+    func heard(_ revision: Int64) {
+        let behind = state.withLock { state in
+            state.heard = max(state.heard, revision)
+            return state.replica.isLoaded && revision > state.replica.known
+        }
+        if behind { catchUp() }
+    }
+
+    /// The connection dropped: writes waiting for the rows before them see their own changes now
+    /// (they committed), and the catch-up after reconnecting brings the rest.
+    func connectionLost() {
+        let waiters = state.withLock { state -> [EventLoopPromise<Void>] in
+            // A catch-up's answer from the old connection is out of date: the reconnect reads again.
+            state.catchUpTicket = nil
+            state.deferredCatchUp = nil
+            distribute(state.replica.applyPending(), &state)
+            defer { state.commitWaiters = [:] }
+            return state.commitWaiters.values.flatMap { $0 }
+        }
+        for waiter in waiters { waiter.succeed() }
+        deliverLater()
+    }
+
+    /// Reads what was committed after the replica's revision (everything, for the first load or
+    /// when rows it needs were pruned), unless a catch-up is running: it runs again afterwards if
+    /// more was heard meanwhile.
+    private func catchUp(full: Bool = false) {
+        let sent = state.withLock { state -> (ticket: Int, full: Bool, answer: EventLoopFuture<PostgresQueryResult>)? in
+            guard state.catchUpTicket == nil else { return nil }
+            let full = full || !state.replica.isLoaded
+            let query = PostgreSQLStatements.catchUp(namespace: name, after: state.replica.known, full: full)
+            // Numbered and sent under the lock, so that numbers follow the connection's order.
+            state.nextTicket += 1
+            state.catchUpTicket = state.nextTicket
+            return (state.nextTicket, full, session.run(query))
+        }
+        guard let sent else { return }
+        sent.answer.whenComplete { result in
+            let ready = self.state.withLock { state -> Bool in
+                // An answer from before a reconnect is out of date: the reconnect reads again.
+                guard state.catchUpTicket == sent.ticket else { return false }
+                guard let earliest = state.writesInFlight.min(), earliest < sent.ticket else { return true }
+                state.deferredCatchUp = (sent.ticket, result, sent.full)
+                return false
+            }
+            if ready { self.caughtUp(result, full: sent.full) }
+        }
+    }
+
+    /// A write sent as `ticket` was folded in (or failed): a catch-up waiting for it goes on.
+    private func writeSettled(_ ticket: Int) {
+        let deferred = state.withLock { state -> (ticket: Int, result: Result<PostgresQueryResult, any Error>, full: Bool)? in
+            state.writesInFlight.remove(ticket)
+            guard let deferred = state.deferredCatchUp, (state.writesInFlight.min() ?? .max) > deferred.ticket else { return nil }
+            state.deferredCatchUp = nil
+            return deferred
+        }
+        if let deferred { caughtUp(deferred.result, full: deferred.full) }
+    }
+
+    private func caughtUp(_ result: Result<PostgresQueryResult, any Error>, full: Bool) {
+        var again = false
+        var reloadWhole = false
+        var loadWaiters: [EventLoopPromise<Void>] = []
+        var loadFailure: DefaultsError?
+        var commitWaiters: [EventLoopPromise<Void>] = []
+        state.withLock { state in
+            state.catchUpTicket = nil
+            let delta: PostgreSQLStatements.Delta
+            do {
+                delta = try PostgreSQLStatements.delta(result.get())
+            } catch {
+                if !state.replica.isLoaded {
+                    loadFailure = .postgres(error, while: "Loading the namespace \"\(name)\"")
+                    state.loadFailure = loadFailure
+                    loadWaiters = state.loadWaiters
+                    state.loadWaiters = []
+                }
+                // Otherwise the next notification, heartbeat or reconnect tries again.
+                return
+            }
+            if full {
+                distribute(state.replica.reload(delta), &state)
+            } else if state.replica.canCatchUp(with: delta) {
+                distribute(state.replica.apply(delta), &state)
+            } else {
+                reloadWhole = true
+                return
+            }
+            loadWaiters = state.loadWaiters
+            state.loadWaiters = []
+            let known = state.replica.known
+            for revision in state.commitWaiters.keys where revision <= known {
+                commitWaiters += state.commitWaiters.removeValue(forKey: revision) ?? []
+            }
+            let newestPending = state.commitWaiters.keys.max() ?? 0
+            again = max(state.heard, newestPending) > known
+        }
+        if reloadWhole { return catchUp(full: true) }
+        for waiter in loadWaiters {
+            if let loadFailure { waiter.fail(loadFailure) } else { waiter.succeed() }
+        }
+        for waiter in commitWaiters { waiter.succeed() }
+        deliverLater()
+        if again { catchUp() }
+    }
+
+    /// Succeeds once the replica holds everything committed when the server answers: asks for
+    /// the namespace's revision and catches up to it.
+    func refresh() -> EventLoopFuture<Void> {
+        let eventLoop = session.eventLoop
+        return session.run(PostgreSQLStatements.revisions(of: [name]))
+            .flatMapThrowing { [name] in try PostgreSQLStatements.revisions($0)[name] ?? 0 }
+            .flatMap { revision in
+                let waiter = self.state.withLock { state -> EventLoopPromise<Void>? in
+                    state.heard = max(state.heard, revision)
+                    guard revision > state.replica.known else { return nil }
+                    let promise = eventLoop.makePromise(of: Void.self)
+                    state.commitWaiters[revision, default: []].append(promise)
+                    return promise
+                }
+                guard let waiter else { return eventLoop.makeSucceededVoidFuture() }
+                self.catchUp()
+                return waiter.futureResult
+            }
+    }
+
+    // MARK: Writes
+
+    /// Writes `changes` (valid, canonical, each key once) for the instance of `writer`; succeeds
+    /// once they are committed and in the replica.
+    func write(_ changes: [DefaultsChange], from writer: ChangeBroadcaster) -> EventLoopFuture<Void> {
+        send(PostgreSQLStatements.write(namespace: name, channel: channel, changes: changes), from: writer) { _ in changes }
+    }
+
+    /// Removes every key of the namespace for the instance of `writer`.
+    func removeAll(from writer: ChangeBroadcaster) -> EventLoopFuture<Void> {
+        send(PostgreSQLStatements.removeAll(namespace: name, channel: channel), from: writer) { commit in
+            (commit.removedKeys ?? []).compactMap { String(validating: $0, as: UTF8.self) }.map { .remove($0) }
+        }
+    }
+
+    /// Sends a write, numbered like the catch-ups, and folds in the changes it committed.
+    private func send(
+        _ query: PostgresQuery, from writer: ChangeBroadcaster, changes: @escaping @Sendable (PostgreSQLStatements.Commit) -> [DefaultsChange]
+    ) -> EventLoopFuture<Void> {
+        let (ticket, answer) = state.withLock { state in
+            state.nextTicket += 1
+            state.writesInFlight.insert(state.nextTicket)
+            return (state.nextTicket, session.run(query))
+        }
+        let folded = answer
+            .flatMapError { error in self.session.eventLoop.makeFailedFuture(Self.writeError(error)) }
+            .flatMapThrowing { try PostgreSQLStatements.commit($0) }
+            .flatMap { commit in self.committed(commit, changes: changes(commit), writer: writer) }
+        // A catch-up that came back first may be applied once the commit is folded in (its pending
+        // entry recorded, if it came after a gap) or failed: the callbacks above run in the tick
+        // the answer arrives, so the next tick is after them.
+        answer.whenComplete { _ in self.session.eventLoop.execute { self.writeSettled(ticket) } }
+        return folded
+    }
+
+    /// Folds a commit into the replica: at once if nothing came between it and what is known,
+    /// else after a catch-up has read the commits in between (so that events keep commit order).
+    private func committed(
+        _ commit: PostgreSQLStatements.Commit, changes: [DefaultsChange], writer: ChangeBroadcaster
+    ) -> EventLoopFuture<Void> {
+        let eventLoop = session.eventLoop
+        if commit.revision % Self.markerRetention == 0 {
+            _ = session.run(PostgreSQLStatements.prune(namespace: name, through: commit.revision - Self.markerRetention))
+        }
+        let waiter = state.withLock { state -> EventLoopPromise<Void>? in
+            if let events = state.replica.commit(revision: commit.revision, writer: ObjectIdentifier(writer), changes: changes) {
+                distribute(events, &state)
+                return nil
+            }
+            let promise = eventLoop.makePromise(of: Void.self)
+            state.commitWaiters[commit.revision, default: []].append(promise)
+            return promise
+        }
+        guard let waiter else { return eventLoop.makeSucceededVoidFuture() }
+        catchUp()
+        return waiter.futureResult
+    }
+
+    /// What a failed write reports: a connection lost or a time limit passed while the statement
+    /// was out leaves its outcome unknown.
+    private static func writeError(_ error: any Error) -> any Error {
+        if error is DefaultsError { return error }
+        let failure = PostgreSQLFailure(error)
+        if error is PostgreSQLTimeout || failure.isConnectionLoss {
+            return DefaultsError.postgres(
+                .ioFailure,
+                "The connection was lost during the write (\(failure.reason)): it may or may not have been committed; the store shows which once it has reconnected.",
+                cause: failure)
+        }
+        return error
+    }
+
+    // MARK: Events
+
+    /// Queues `events` for every instance, in order: `.local` for the one that wrote them. Call
+    /// under the lock, so that events of successive commits queue in commit order.
+    private func distribute(_ events: [PostgreSQLReplica.Event], _ state: inout State) {
+        guard !events.isEmpty else { return }
+        for (id, member) in state.members {
+            guard let broadcaster = member.broadcaster else { continue }
+            broadcaster.enqueue(
+                events.lazy.map { DefaultsChangeEvent(key: $0.key, newValue: $0.value, origin: $0.writer == id ? .local : .external) })
+        }
+    }
+
+    /// Delivers the queued events of every instance on this thread. Call without holding a lock.
+    func deliverPending() {
+        for broadcaster in state.withLock({ $0.members.values.compactMap(\.broadcaster) }) {
+            broadcaster.deliverPending()
+        }
+    }
+
+    /// Delivers the queued events off the event loop.
+    private func deliverLater() {
+        Self.delivery.async { self.deliverPending() }
+    }
+}

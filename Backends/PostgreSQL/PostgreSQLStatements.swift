@@ -1,0 +1,174 @@
+import AnyDefaultsCore
+import PostgresNIO
+
+/// The statements of the store, each one round trip. A write is one statement (data-modifying
+/// common table expressions), so it is its own transaction: it bumps the namespace's revision
+/// (taking the row's lock, which orders the namespace's writers), upserts the values with that
+/// revision and, if anything changed, queues the notification that is sent when it commits.
+enum PostgreSQLStatements {
+    /// What a write committed: its revision, and whether any stored value changed.
+    struct Commit: Sendable {
+        var revision: Int64
+        var changed: Bool
+        /// For ``removeAll(namespace:channel:)``: the keys it removed.
+        var removedKeys: [[UInt8]]?
+    }
+
+    /// A row of a catch-up: a key, its value (`nil` for a removal marker) and the revision that
+    /// wrote it; or, for a namespace without rows, nothing.
+    struct Row: Sendable {
+        var key: [UInt8]
+        var value: [UInt8]?
+        var revision: Int64
+    }
+
+    /// What a catch-up read: the namespace's revision and floor at that moment, and the rows after
+    /// the revision it started from.
+    struct Delta: Sendable {
+        var revision: Int64
+        var floor: Int64
+        var rows: [Row]
+    }
+
+    /// Notifies the channel in parameter `channel`, with the payload: the revision, a space, the
+    /// namespace (at most 1000 bytes, far under PostgreSQL's 8000-byte limit on payloads).
+    private static func notify(_ channel: String) -> String {
+        "pg_notify(\(channel), ns.revision::text || ' ' || $1)"
+    }
+
+    private static let bumpRevision = """
+        ns AS (
+            INSERT INTO anydefaults_namespaces AS n (namespace, revision) VALUES ($1, 1)
+            ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
+            RETURNING n.revision)
+        """
+
+    /// Upserts `changes` (each key once): a removal is stored as a removal marker, so that other
+    /// clients learn of it by revision. A value equal to the stored bytes is left alone.
+    static func write(namespace: String, channel: String, changes: [DefaultsChange]) -> PostgresQuery {
+        var keys: [ByteBuffer] = []
+        var values: [ByteBuffer] = []
+        keys.reserveCapacity(changes.count)
+        values.reserveCapacity(changes.count)
+        for change in changes {
+            keys.append(ByteBuffer(string: change.key))
+            // The empty bytea marks a removal: every encoded value has at least its tag byte.
+            values.append(change.value.map { ByteBuffer(bytes: BinaryValueCodec.encode($0)) } ?? ByteBuffer())
+        }
+        var binds = PostgresBindings(capacity: 5)
+        binds.append(namespace)
+        binds.append(keys)
+        binds.append(channel)
+        binds.append(values)
+        return PostgresQuery(
+            unsafeSQL: """
+                WITH \(bumpRevision),
+                up AS (
+                    INSERT INTO anydefaults_values AS v (namespace, key, value, revision)
+                    SELECT $1, c.key, NULLIF(c.value, ''::bytea), ns.revision FROM ns, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
+                    ON CONFLICT (namespace, digest) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
+                        WHERE v.value IS DISTINCT FROM EXCLUDED.value
+                    RETURNING 1),
+                changed AS (SELECT count(*) AS n FROM up)
+                SELECT ns.revision, changed.n > 0, CASE WHEN changed.n > 0 THEN \(notify("$3")) END FROM ns, changed
+                """,
+            binds: binds)
+    }
+
+    /// Marks every stored key of the namespace removed, and returns the keys.
+    static func removeAll(namespace: String, channel: String) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(namespace)
+        binds.append(channel)
+        return PostgresQuery(
+            unsafeSQL: """
+                WITH \(bumpRevision),
+                gone AS (
+                    UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns
+                    WHERE v.namespace = $1 AND v.value IS NOT NULL
+                    RETURNING v.key),
+                removed AS (SELECT array_agg(key) AS keys FROM gone)
+                SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
+                FROM ns, removed
+                """,
+            binds: binds)
+    }
+
+    /// Decodes the row a write or removeAll returns.
+    static func commit(_ result: PostgresQueryResult) throws -> Commit {
+        guard let row = result.rows.first else {
+            throw DefaultsError.postgres(.internalError, "The server returned no revision for a write.")
+        }
+        if row.count == 4 {
+            let (revision, changed, keys, _) = try row.decode((Int64, Bool, [ByteBuffer]?, String?).self)
+            return Commit(revision: revision, changed: changed, removedKeys: (keys ?? []).map { Array(buffer: $0) })
+        }
+        let (revision, changed, _) = try row.decode((Int64, Bool, String?).self)
+        return Commit(revision: revision, changed: changed)
+    }
+
+    /// The rows written after `revision` (removal markers included), or with `full`, every stored
+    /// value; with the namespace's revision and floor, all from one snapshot.
+    static func catchUp(namespace: String, after revision: Int64, full: Bool) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 3)
+        binds.append(namespace)
+        binds.append(full ? 0 : revision)
+        binds.append(full)
+        return PostgresQuery(
+            unsafeSQL: """
+                SELECT n.revision, n.floor, v.key, v.value, v.revision
+                FROM anydefaults_namespaces n
+                LEFT JOIN anydefaults_values v ON v.namespace = n.namespace AND v.revision > $2 AND (NOT $3 OR v.value IS NOT NULL)
+                WHERE n.namespace = $1
+                ORDER BY v.revision, v.key
+                """,
+            binds: binds)
+    }
+
+    static func delta(_ result: PostgresQueryResult) throws -> Delta {
+        var delta = Delta(revision: 0, floor: 0, rows: [])
+        delta.rows.reserveCapacity(result.rows.count)
+        for row in result.rows {
+            let (revision, floor, key, value, rowRevision) = try row.decode((Int64, Int64, ByteBuffer?, ByteBuffer?, Int64?).self)
+            delta.revision = revision
+            delta.floor = floor
+            if let key, let rowRevision {
+                delta.rows.append(Row(key: Array(buffer: key), value: value.map { Array(buffer: $0) }, revision: rowRevision))
+            }
+        }
+        return delta
+    }
+
+    /// The revisions of `namespaces` (those with none written yet are absent).
+    static func revisions(of namespaces: [String]) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(namespaces)
+        return PostgresQuery(
+            unsafeSQL: "SELECT namespace, revision FROM anydefaults_namespaces WHERE namespace = ANY($1::text[])", binds: binds)
+    }
+
+    static func revisions(_ result: PostgresQueryResult) throws -> [String: Int64] {
+        var revisions: [String: Int64] = [:]
+        for row in result.rows {
+            let (namespace, revision) = try row.decode((String, Int64).self)
+            revisions[namespace] = revision
+        }
+        return revisions
+    }
+
+    /// Removes the removal markers of revisions up to `revision` and raises the floor to the
+    /// newest one removed, so that a client that knew less reloads the namespace whole.
+    static func prune(namespace: String, through revision: Int64) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(namespace)
+        binds.append(revision)
+        return PostgresQuery(
+            unsafeSQL: """
+                WITH pruned AS (
+                    DELETE FROM anydefaults_values WHERE namespace = $1 AND value IS NULL AND revision <= $2 RETURNING revision)
+                UPDATE anydefaults_namespaces SET floor = GREATEST(floor, (SELECT max(revision) FROM pruned))
+                WHERE namespace = $1 AND EXISTS (SELECT 1 FROM pruned)
+                """,
+            binds: binds)
+    }
+}

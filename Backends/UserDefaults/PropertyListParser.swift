@@ -1,0 +1,119 @@
+import AnyDefaultsCore
+import Foundation
+
+/// Parses a property list whose top level is a dictionary: binary property lists with
+/// ``BinaryPropertyListReader``, anything else (Foundation writes XML) with Foundation.
+///
+/// With `rejectingDuplicateKeys` (imports, like the JSON reader), a dictionary that names a key
+/// twice is refused, also keys that differ in bytes but are equal after Unicode normalization
+/// (NFC and NFD spellings of one key), which would otherwise silently keep one of the values.
+/// Foundation's XML parser keeps the last of two equal keys without saying so; duplicates are
+/// found there by counting the `<key>` elements of the document against the entries it produced.
+enum PropertyListParser {
+    /// Why data is not a property list of settings. It never quotes the data, whose text may
+    /// hold secrets; only a top-level key (a setting's name) is named.
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What every binary property list starts with, whatever its version.
+    static let binaryPrefix = Array("bplist".utf8)
+
+    static func dictionary(
+        from bytes: [UInt8], rejectingDuplicateKeys: Bool
+    ) -> Result<[String: PropertyListNode], Failure> {
+        // Binary property lists are read by BinaryPropertyListReader alone, also when it rejects
+        // them: Foundation on Linux crashes on some (a set inside one, found by Fuzz/FuzzPropertyList),
+        // and it takes every "bplist0?" version for binary.
+        if bytes.starts(with: binaryPrefix) {
+            let root: PropertyListNode
+            do {
+                root = try BinaryPropertyListReader.read(bytes, rejectingDuplicateKeys: rejectingDuplicateKeys)
+            } catch {
+                return .failure(Failure(description: "it is a binary property list this library cannot read (\(error))"))
+            }
+            guard case .dictionary(let dictionary) = root else {
+                return .failure(Failure(description: "its top level is not a dictionary"))
+            }
+            return .success(dictionary)
+        }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+        } catch {
+            return .failure(Failure(description: "Foundation cannot parse it"))
+        }
+        guard let objects = object as? [String: Any] else {
+            return .failure(Failure(description: "its top level is a \(type(of: object)), not a dictionary"))
+        }
+        var dictionary: [String: PropertyListNode] = [:]
+        dictionary.reserveCapacity(objects.count)
+        for (key, object) in objects {
+            guard let node = PropertyListNode(object: object, rejectingDuplicateKeys: rejectingDuplicateKeys) else {
+                return .failure(
+                    Failure(
+                        description: rejectingDuplicateKeys
+                            ? "it holds a value that is not of a property-list type, or a dictionary that names a key twice"
+                            : "it holds a value that is not of a property-list type"))
+            }
+            // Canonically equivalent keys are equal Strings: the second spelling of a key.
+            if dictionary.updateValue(node, forKey: key) != nil, rejectingDuplicateKeys {
+                return .failure(Failure(description: "the key \(key.debugDescription) appears more than once (as equal after normalization)"))
+            }
+        }
+        if rejectingDuplicateKeys, keyElements(in: bytes) > entries(of: objects) {
+            return .failure(Failure(description: "a dictionary names a key more than once"))
+        }
+        return .success(dictionary)
+    }
+
+    /// How many dictionary entries `object` holds, at every level.
+    private static func entries(of object: Any) -> Int {
+        switch object {
+        case let dictionary as [String: Any]: dictionary.count + dictionary.values.reduce(0) { $0 + entries(of: $1) }
+        case let array as [Any]: array.reduce(0) { $0 + entries(of: $1) }
+        default: 0
+        }
+    }
+
+    /// How many `<key>` elements an XML property list has (`<key>…</key>` and `<key/>`), outside
+    /// comments and CDATA sections; 0 for anything that is not XML (in UTF-8).
+    static func keyElements(in bytes: [UInt8]) -> Int {
+        let head = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = head.hasPrefix("\u{FEFF}") ? String(head.dropFirst()) : head
+        guard start.hasPrefix("<?xml") || start.hasPrefix("<!DOCTYPE") || start.hasPrefix("<plist") else { return 0 }
+        let open = Array("<key".utf8)
+        let comment = (Array("<!--".utf8), Array("-->".utf8))
+        let cdata = (Array("<![CDATA[".utf8), Array("]]>".utf8))
+        var count = 0
+        var index = 0
+        func matches(_ pattern: [UInt8], at position: Int) -> Bool {
+            position + pattern.count <= bytes.count && bytes[position..<position + pattern.count].elementsEqual(pattern)
+        }
+        func skip(past end: [UInt8], from position: Int) -> Int {
+            var position = position
+            while position < bytes.count, !matches(end, at: position) { position += 1 }
+            return position + end.count
+        }
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<") else {
+                index += 1
+                continue
+            }
+            if matches(comment.0, at: index) {
+                index = skip(past: comment.1, from: index + comment.0.count)
+            } else if matches(cdata.0, at: index) {
+                index = skip(past: cdata.1, from: index + cdata.0.count)
+            } else if matches(open, at: index), index + open.count < bytes.count,
+                [UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+                    .contains(bytes[index + open.count])
+            {
+                count += 1
+                index += open.count
+            } else {
+                index += 1
+            }
+        }
+        return count
+    }
+}

@@ -11,8 +11,28 @@ extension DefaultsConformanceSuite {
             let threads = options.stress.threads
             let keysPerThread = options.stress.rounds + 6
 
-            // Distinct keys: every thread writes its own keys, half singly, half in small batches.
-            runOnThreads(threads) { thread in
+            // Distinct keys: every thread writes its own keys, half singly, half in small batches,
+            // while two more list the store: the keys only ever grow, each listed once.
+            let writing = Mutex(threads)
+            let listings = Mutex<[String]>([])
+            runOnThreads(threads + 2) { thread in
+                guard thread < threads else {
+                    var seen = 0
+                    while writing.withLock({ $0 > 0 }) {
+                        let listed = thread == threads
+                            ? checker.attempt(.concurrencyNoError, "keys() while others write") { try provider.keys() }
+                            : checker.attempt(.concurrencyNoError, "allValues() while others write") { try Array(provider.allValues().keys) }
+                        guard let listed else { return }
+                        let mine = listed.filter { $0.hasPrefix("c.") }
+                        if mine.count < seen || Set(mine).count != mine.count {
+                            listings.withLock { $0.append("\(mine.count) keys (\(Set(mine).count) distinct) after \(seen)") }
+                            return
+                        }
+                        seen = mine.count
+                    }
+                    return
+                }
+                defer { writing.withLock { $0 -= 1 } }
                 for index in 0..<(keysPerThread / 2) {
                     let key = "c.\(thread).\(index)"
                     checker.attempt(.concurrencyNoError, "concurrent write", key: key) { try provider.setValue(.int(Int64(thread * 1000 + index)), forKey: key) }
@@ -24,6 +44,9 @@ extension DefaultsConformanceSuite {
                     checker.attempt(.concurrencyNoError, "concurrent batch", key: batch.first?.key) { try provider.apply(batch) }
                 }
             }
+            checker.check(
+                .concurrencyNoTornRead, listings.withLock { $0.isEmpty }, "keys() and allValues() during writes of new keys only grow, each key once",
+                expected: "whole listings", actual: listings.withLock { $0.joined(separator: "; ") })
             var lost: [String] = []
             for thread in 0..<threads {
                 for index in 0..<keysPerThread {

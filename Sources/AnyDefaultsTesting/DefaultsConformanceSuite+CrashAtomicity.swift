@@ -13,7 +13,8 @@ extension DefaultsConformanceSuite {
             guard let child else { return }
             var random = ConformanceRandom(seed: options.seed, stream: "crash")
             let keys = options.stress.crashBatchSize
-            let bytes = 64
+            // Large enough (about 1 MiB a batch) that writing a batch takes a good part of its time.
+            let bytes = 3_000
             var generation = 1
             for cycle in 0..<options.stress.crashes {
                 guard let connection = startChild(child, storage, checker) else { return }

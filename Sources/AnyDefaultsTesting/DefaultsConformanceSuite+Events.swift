@@ -191,15 +191,14 @@ extension DefaultsConformanceSuite {
     /// commit's event arrive last).
     private func concurrentOrderCheck(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
         let recorder = EventRecorder()
-        // The handler takes a varying time before it records: calls a provider makes one after
-        // another (as it must, for an order to exist) keep their order; calls it makes from
-        // several writers at once overtake one another.
+        // The handler holds the first event of each round for 20 ms before it records it: a
+        // provider that calls handlers one after another (as it must, for an order to exist)
+        // delivers the round's later events after it; one whose writers each deliver their own
+        // events lets them overtake it, so the round's first commit is reported last.
+        let firstOfRound = Flag()
         let observation = provider.observe { event in
             guard event.key == "co.key" else { return }
-            if case .int(let number)? = event.newValue {
-                // 0 to 4 ms, different for each writer of a round.
-                usleep(UInt32((number / 100_000 * 2 + number % 100_000) % 5) * 1_000)
-            }
+            if firstOfRound.take() { usleep(20_000) }
             recorder.record(event)
         }
         defer { observation.cancel() }
@@ -210,6 +209,7 @@ extension DefaultsConformanceSuite {
         var staleLast: String?
         var seen = 0
         for round in 0..<rounds {
+            firstOfRound.set()
             let finished = checker.withTimeout(.changeEventsConcurrentOrder, "concurrent writers of one key", key: "co.key") {
                 runOnThreads(threads) { thread in
                     checker.attempt(.changeEventsConcurrentOrder, "write", key: "co.key") {
@@ -274,4 +274,14 @@ final class EventRecorder: Sendable {
         "[" + events.prefix(8).map { "\(ConformanceText.key($0.0))=\(ConformanceText.value($0.1))" }.joined(separator: ", ")
             + (events.count > 8 ? ", … \(events.count) in all" : "") + "]"
     }
+}
+
+/// A flag threads can set and take, for handlers that must act once.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+
+    /// Whether the flag was set; clears it.
+    func take() -> Bool { value.exchange(false, ordering: .acquiringAndReleasing) }
 }

@@ -179,7 +179,7 @@ public struct DefaultsConformanceVerifier: Sendable {
 
     /// `store` moved onto `storage`: placeholders filled, else a path location replaced by a file
     /// in the storage directory and a name by the storage's unique identifier. Scheme and options
-    /// are kept.
+    /// are kept. A server's store string needs `{id}` (`postgres://db.local/app?namespace={id}`).
     public static func place(_ store: String, in storage: ConformanceStorage, registry: ProviderRegistry) throws(DefaultsError) -> StoreConfiguration {
         if store.contains("{dir}") || store.contains("{id}") {
             return try registry.validate(StoreConfiguration(parsing: placeholdersFilled(store, directory: storage.directory.path, identifier: storage.identifier)))
@@ -192,6 +192,13 @@ public struct DefaultsConformanceVerifier: Sendable {
         case .none: configuration.location = ""
         case .path: configuration.location = storage.directory.appendingPathComponent("store.\(configuration.scheme)").path
         case .optional, .required: configuration.location = storage.identifier
+        case .server(let hint):
+            // A server cannot be made up: the store string names it, and `{id}` where each group's
+            // store goes (a namespace, a database).
+            throw DefaultsError(
+                .invalidConfiguration,
+                "\(configuration.scheme): needs a server (\(hint)) and {id} where each check's store goes, e.g. in a namespace option.",
+                backend: "Configuration")
         }
         return try registry.validate(configuration)
     }

@@ -104,6 +104,8 @@ final class Core: Sendable {
     /// How deeply each thread is inside a delivery (a handler's own reads deliver too).
     let delivering = Mutex<[ObjectIdentifier: Int]>([:])
     let watching = Atomic<Bool>(false)
+    /// The key index ``Defect/rebuildsKeyIndexInTwoSteps`` lists; `nil` until the first write.
+    let keyIndex = Mutex<[String]?>(nil)
 
     init(_ defect: Defect, directory: URL) throws(DefaultsError) {
         self.defect = defect
@@ -198,6 +200,7 @@ final class Core: Sendable {
     }
 
     func keys() throws(DefaultsError) -> [String] {
+        if defect == .rebuildsKeyIndexInTwoSteps, let listed = keyIndex.withLock({ $0 }) { return listed }
         var keys = try operation { () throws(DefaultsError) in
             try state.withLock { state throws(DefaultsError) in
                 let events = try refresh(&state)
@@ -249,6 +252,13 @@ final class Core: Sendable {
             if !halves.isEmpty { try operation { () throws(DefaultsError) in try commit(halves, single: single) } }
         }
         try operation { () throws(DefaultsError) in try commit(batch, single: single) }
+        if defect == .rebuildsKeyIndexInTwoSteps {
+            // Emptied, then refilled: a listing in between misses keys it listed before.
+            keyIndex.withLock { $0 = [] }
+            sched_yield()
+            let keys = state.withLock { Array($0.values.keys).map(\.string) }
+            keyIndex.withLock { $0 = keys }
+        }
     }
 
     func removeAll() throws(DefaultsError) {

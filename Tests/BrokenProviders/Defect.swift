@@ -99,6 +99,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case tearsLargeValues               // large strings written in two steps
     case busyUnderContention            // a contended lock fails with busy instead of waiting
     case recursesDeeplyOnSmallStacks    // encodes with a large frame per nesting level
+    case rebuildsKeyIndexInTwoSteps     // keys() reads an index each write empties, then refills
 
     // Capabilities
     case misreportsCapabilities         // reports [.persistent] while claiming more
@@ -167,7 +168,7 @@ extension Defect {
         case .dropsWritesFromHandlers: [.changeEventsReentrant]
         case .removeAllReportsNothing: [.changeEventsRemoveAll]
         case .losesConcurrentUpdates: [.concurrencyNoLostUpdate]
-        case .tearsLargeValues: [.concurrencyNoTornRead]
+        case .tearsLargeValues, .rebuildsKeyIndexInTwoSteps: [.concurrencyNoTornRead]
         case .busyUnderContention: [.concurrencyNoError]
         case .recursesDeeplyOnSmallStacks: [.smallStackMaximumDepth]
         case .misreportsCapabilities: [.capabilitiesAsClaimed]
@@ -180,7 +181,7 @@ extension Defect {
     public var isProbabilistic: Bool {
         switch self {
         case .losesConcurrentUpdates, .tearsLargeValues, .busyUnderContention, .deliversOnWriterThreads, .noLockBetweenProcesses,
-            .commitsBatchChangeByChange, .rewritesFileInPlace, .defersCommitToNextWrite:
+            .commitsBatchChangeByChange, .rewritesFileInPlace, .defersCommitToNextWrite, .rebuildsKeyIndexInTwoSteps:
             true
         default: false
         }

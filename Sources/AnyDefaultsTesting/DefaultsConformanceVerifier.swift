@@ -87,6 +87,12 @@ public struct DefaultsConformanceVerifier: Sendable {
         track: @escaping @Sendable (ConformanceStorage) -> Void = { _ in }
     ) throws -> Outcome {
         let suite = try self.suite(for: store, cleanup: cleanup, track: track)
+        // One store opened first, so that a store string the backend refuses (an option's value,
+        // say) fails with the backend's error, not with a failed check in every group.
+        let probe = try suite.makeStorage("probe")
+        defer { suite.removeStorage(probe) }
+        track(probe)
+        _ = try registry.makeProvider(Self.place(store, in: probe, registry: registry))
         var shown = try StoreConfiguration(parsing: Self.placeholdersFilled(store, directory: "", identifier: ""))
         shown.location = ""
         try output("Verifying \(shown)… on scratch storage; capabilities \(suite.capabilities); seed \(options.seed)\n")

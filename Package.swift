@@ -25,6 +25,8 @@ let package = Package(
         // For an app's test target: the `.defaultsStore` trait (Swift Testing), so that the conformance
         // suite above and the tool that uses it never link Swift Testing.
         .library(name: "AnyDefaultsTestTraits", targets: ["AnyDefaultsTestTraits"]),
+        // XCTest's skipping for the suite; apart, so that linking the suite never links XCTest.
+        .library(name: "AnyDefaultsTestingXCTest", targets: ["AnyDefaultsTestingXCTest"]),
         // Macros: only this product builds swift-syntax and the compiler plug-in.
         .library(name: "AnyDefaultsMacros", targets: ["AnyDefaultsMacros"]),
         .library(name: "AnyDefaultsCombine", targets: ["AnyDefaultsCombine"]),
@@ -58,6 +60,7 @@ let package = Package(
         ),
         .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
         .target(name: "AnyDefaultsTestTraits", dependencies: ["AnyDefaults"]),
+        .target(name: "AnyDefaultsTestingXCTest", dependencies: ["AnyDefaultsTesting"]),
         // The macros (the plug-in runs in the compiler) and what their expansions call.
         .target(name: "AnyDefaultsMacros", dependencies: ["AnyDefaults", "AnyDefaultsMacrosPlugin"]),
         // The plug-in is its entry point and names: the macros live in a plain target, which the
@@ -131,6 +134,14 @@ let package = Package(
         // concurrency and corruption tests, and writes for the cross-process change tests.
         .executableTarget(name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
         .executableTarget(name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
+        // The conformance suite's child process for every built-in backend, opened by store string.
+        .executableTarget(
+            name: "ConformanceTestChild", dependencies: ["AnyDefaults", "AnyDefaultsTesting"], path: "Tests/Children/ConformanceTestChild"),
+        // Deliberately broken providers (and their correct reference) for the suite's own tests,
+        // and the child process that runs them.
+        .target(name: "BrokenProviders", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting"], path: "Tests/BrokenProviders"),
+        .executableTarget(
+            name: "BrokenProviderTestChild", dependencies: ["BrokenProviders", "AnyDefaultsTesting"], path: "Tests/Children/BrokenProviderTestChild"),
         // Runs what uses process-wide state for the Combine tests: the documented examples on
         // `Defaults.standard`, launches of a migration, the process-wide mock flag.
         .executableTarget(name: "CombineTestChild", dependencies: ["AnyDefaultsCombine"], path: "Tests/Children/CombineTestChild"),
@@ -148,11 +159,14 @@ let package = Package(
             name: "AnyDefaultsTests",
             dependencies: ["AnyDefaults", "TestSupport", .product(name: "Configuration", package: "swift-configuration")]
         ),
-        .testTarget(name: "AnyDefaultsTestingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory"]),
+        .testTarget(
+            name: "AnyDefaultsTestingTests",
+            dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsTestingXCTest", "AnyDefaultsMemory", "BrokenProviders", "TestSupport"]
+        ),
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory", "AnyDefaultsJSONFile",
+                "AnyDefaults", "AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory", "AnyDefaultsJSONFile",
                 "AnyDefaultsUserDefaults", "AnyDefaultsSQLite", "AnyDefaultsLMDB",
             ]
         ),

@@ -10,10 +10,10 @@ import CSQLite
 /// Writing a value only if it differs from the stored one, in one statement: the upsert's
 /// `DO UPDATE … WHERE` compares, and `sqlite3_changes` then says whether the row changed.
 ///
-/// SQL comparison agrees with ``DefaultsValue``'s equality for ints, bools, data and non-zero
-/// reals (``upsertIfChangedSQL``), but not for strings (Swift compares them by canonical
-/// equivalence, so different bytes may be the same string), arrays and dictionaries (their
-/// encodings hold strings) and a real zero (SQL finds `0.0` and `-0.0` equal; they are different
+/// SQL comparison agrees with ``DefaultsValue``'s equality for ints, bools, data, strings (both
+/// compare bytes: `"caf\u{E9}"` and `"cafe\u{301}"` are different values) and non-zero reals
+/// (``upsertIfChangedSQL``), but not for arrays and dictionaries (equal values may encode their
+/// entries differently) and a real zero (SQL finds `0.0` and `-0.0` equal; they are different
 /// values). Those are written with ``upsertIfDiffersSQL``, which asks the function
 /// `anydefaults_differ(type, old, new)`, registered on the connection, to compare as
 /// ``DefaultsValue`` does. A stored value of the wrong SQLite kind for its type (a damaged row)
@@ -40,10 +40,10 @@ enum SQLiteValueComparison {
     /// Whether `value` is written with ``upsertIfDiffersSQL`` rather than ``upsertIfChangedSQL``.
     static func needsFunction(_ value: DefaultsValue) -> Bool {
         switch value {
-        case .bool, .int, .data: false
+        case .bool, .int, .data, .string: false
         case .double(let number): number == 0
         case .date(let date): date.timeIntervalSinceReferenceDate == 0
-        case .string, .array, .dictionary: true
+        case .array, .dictionary: true
         }
     }
 
@@ -70,12 +70,8 @@ enum SQLiteValueComparison {
         case (.data, SQLITE_BLOB):
             return !same(old, new, kind: kind)
         case (.string, SQLITE_TEXT):
-            if same(old, new, kind: kind) { return false }
-            guard let old = bytes(old, kind: kind), let new = bytes(new, kind: kind),
-                let oldText = String(validating: old.assumingMemoryBound(to: UInt8.self), as: UTF8.self),
-                let newText = String(validating: new.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
-            else { return true }
-            return oldText != newText
+            // A string is its exact scalars: another spelling is another value.
+            return !same(old, new, kind: kind)
         case (.array, SQLITE_BLOB), (.dictionary, SQLITE_BLOB):
             if same(old, new, kind: kind) { return false }
             guard let old = bytes(old, kind: kind), let new = bytes(new, kind: kind),

@@ -39,7 +39,7 @@ struct BinaryPropertyListReader {
         var reader = try BinaryPropertyListReader(bytes)
         reader.rejectsDuplicateKeys = rejectingDuplicateKeys
         let top = try reader.topObject()
-        return try reader.object(top, depth: 0)
+        return try reader.tree(top)
     }
 
     private init(_ bytes: [UInt8]) throws(Failure) {
@@ -71,7 +71,64 @@ struct BinaryPropertyListReader {
 
     // MARK: Objects
 
-    private mutating func object(_ index: Int, depth: Int) throws(Failure) -> PropertyListNode {
+    /// The object `top` with everything it refers to, read without recursion (an explicit stack),
+    /// so that a value at the maximum depth is read on a thread with a small stack.
+    private mutating func tree(_ top: Int) throws(Failure) -> PropertyListNode {
+        enum Task {
+            case read(Int, depth: Int)
+            case makeArray(count: Int)
+            case makeDictionary(count: Int, depth: Int)
+        }
+        var tasks: [Task] = [.read(top, depth: 0)]
+        var done: [PropertyListNode] = []
+        while let task = tasks.popLast() {
+            switch task {
+            case .read(let index, let depth):
+                switch try object(index, depth: depth) {
+                case .node(let node):
+                    done.append(node)
+                case .array(let references):
+                    tasks.append(.makeArray(count: references.count))
+                    tasks.append(contentsOf: references.reversed().lazy.map { .read($0, depth: depth + 1) })
+                case .dictionary(let references):
+                    // Keys first, then values, as the file lists them.
+                    tasks.append(.makeDictionary(count: references.count / 2, depth: depth))
+                    tasks.append(contentsOf: references.reversed().lazy.map { .read($0, depth: depth + 1) })
+                }
+            case .makeArray(let count):
+                let items = Array(done.suffix(count))
+                done.removeLast(count)
+                done.append(.array(items))
+            case .makeDictionary(let count, let depth):
+                let parts = Array(done.suffix(2 * count))
+                done.removeLast(2 * count)
+                var items: [String: PropertyListNode] = [:]
+                items.reserveCapacity(count)
+                for entry in 0..<count {
+                    guard case .string(let key) = parts[entry] else {
+                        throw Failure(description: "a dictionary key is not a string")
+                    }
+                    if items.updateValue(parts[count + entry], forKey: key) != nil, rejectsDuplicateKeys {
+                        // A key inside a value is part of the value, which may be a secret: not named.
+                        throw Failure(description: depth == 0 ? "the key \(key.debugDescription) appears more than once" : "a dictionary names a key more than once")
+                    }
+                }
+                done.append(.dictionary(items))
+            }
+        }
+        guard let root = done.last else { throw Failure(description: "no top object") }
+        return root
+    }
+
+    /// One object: a finished node, or a container with the references of its items (a
+    /// dictionary's keys, then its values).
+    private enum Object {
+        case node(PropertyListNode)
+        case array([Int])
+        case dictionary([Int])
+    }
+
+    private mutating func object(_ index: Int, depth: Int) throws(Failure) -> Object {
         budget -= 1
         guard budget >= 0 else { throw Failure(description: "more objects than the file can hold") }
         let start = Int(Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize))
@@ -83,28 +140,28 @@ struct BinaryPropertyListReader {
         switch marker >> 4 {
         case 0x0:
             switch marker {
-            case 0x08: return .bool(false)
-            case 0x09: return .bool(true)
+            case 0x08: return .node(.bool(false))
+            case 0x09: return .node(.bool(true))
             default: throw Failure(description: "unsupported object type 0x\(String(marker, radix: 16))")
             }
         case 0x1:
-            return try integer(at: start + 1, size: 1 << low)
+            return .node(try integer(at: start + 1, size: 1 << low))
         case 0x2:
             switch low {
-            case 2: return .real(Double(Float(bitPattern: UInt32(try field(start + 1, size: 4)))))
-            case 3: return .real(Double(bitPattern: try field(start + 1, size: 8)))
+            case 2: return .node(.real(Double(Float(bitPattern: UInt32(try field(start + 1, size: 4))))))
+            case 3: return .node(.real(Double(bitPattern: try field(start + 1, size: 8))))
             default: throw Failure(description: "a real of an unsupported size")
             }
         case 0x3:
             guard low == 3 else { throw Failure(description: "a date of an unsupported size") }
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try field(start + 1, size: 8))))
+            return .node(.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try field(start + 1, size: 8)))))
         case 0x4:
             let (count, first) = try length(at: start)
-            return .data(Data(try slice(first, count: count)))
+            return .node(.data(Data(try slice(first, count: count))))
         case 0x5:
             let (count, first) = try length(at: start)
             // ASCII by the format; any byte above 0x7F is taken as Latin-1 rather than refused.
-            return .string(String(String.UnicodeScalarView(try slice(first, count: count).map { Unicode.Scalar($0) })))
+            return .node(.string(String(String.UnicodeScalarView(try slice(first, count: count).map { Unicode.Scalar($0) }))))
         case 0x6:
             let (count, first) = try length(at: start)
             guard count <= Int.max / 2 else { throw Failure(description: "a string length is out of range") }
@@ -112,39 +169,20 @@ struct BinaryPropertyListReader {
             let units = stride(from: raw.startIndex, to: raw.endIndex, by: 2).map {
                 UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1])
             }
-            return .string(String(decoding: units, as: UTF16.self))
+            return .node(.string(String(decoding: units, as: UTF16.self)))
         case 0x8:
             // A keyed-archiver UID, written as Foundation's XML writer spells it.
             guard low < 8 else { throw Failure(description: "a UID of an unsupported size") }
-            return .dictionary(["CF$UID": .integer(Int64(bitPattern: try field(start + 1, size: low + 1)))])
+            return .node(.dictionary(["CF$UID": .integer(Int64(bitPattern: try field(start + 1, size: low + 1)))]))
         case 0xA:
             guard depth < Self.maximumDepth else { throw Failure(description: "nested too deeply") }
             let (count, first) = try length(at: start)
-            let references = try self.references(first, count: count)
-            var items: [PropertyListNode] = []
-            items.reserveCapacity(count)
-            for reference in references {
-                items.append(try object(reference, depth: depth + 1))
-            }
-            return .array(items)
+            return .array(try self.references(first, count: count))
         case 0xD:
             guard depth < Self.maximumDepth else { throw Failure(description: "nested too deeply") }
             let (count, first) = try length(at: start)
             guard count <= Int.max / 2 else { throw Failure(description: "a dictionary size is out of range") }
-            let references = try self.references(first, count: count * 2)
-            var items: [String: PropertyListNode] = [:]
-            items.reserveCapacity(count)
-            for entry in 0..<count {
-                guard case .string(let key) = try object(references[entry], depth: depth + 1) else {
-                    throw Failure(description: "a dictionary key is not a string")
-                }
-                let value = try object(references[count + entry], depth: depth + 1)
-                if items.updateValue(value, forKey: key) != nil, rejectsDuplicateKeys {
-                    // A key inside a value is part of the value, which may be a secret: not named.
-                    throw Failure(description: depth == 0 ? "the key \(key.debugDescription) appears more than once" : "a dictionary names a key more than once")
-                }
-            }
-            return .dictionary(items)
+            return .dictionary(try self.references(first, count: count * 2))
         default:
             throw Failure(description: "unsupported object type 0x\(String(marker, radix: 16))")
         }

@@ -37,27 +37,50 @@ enum BinaryPropertyListWriter {
         return Data(bytes)
     }
 
-    /// Numbers `node` and its children, parents before children, and returns its number.
+    /// Numbers `node` and its children, parents before children (each dictionary entry's key
+    /// before its value), and returns its number. Without recursion, so that a value at the
+    /// maximum depth is written on a thread with a small stack.
     private static func number(_ node: PropertyListNode, into objects: inout [Object]) -> Int {
-        let index = objects.count
-        objects.append(.leaf(.bool(false)))
-        switch node {
-        case .array(let items):
-            objects[index] = .array(items.map { number($0, into: &objects) })
-        case .dictionary(let items):
-            var keys: [Int] = []
-            var values: [Int] = []
-            keys.reserveCapacity(items.count)
-            values.reserveCapacity(items.count)
-            for (key, value) in items {
-                keys.append(number(.string(key), into: &objects))
-                values.append(number(value, into: &objects))
-            }
-            objects[index] = .dictionary(keys: keys, values: values)
-        default:
-            objects[index] = .leaf(node)
+        enum Task {
+            case visit(PropertyListNode)
+            case finishArray(index: Int, count: Int)
+            case finishDictionary(index: Int, count: Int)
         }
-        return index
+        let first = objects.count
+        var tasks: [Task] = [.visit(node)]
+        // The numbers of visited nodes whose parent is not finished yet, in order.
+        var numbers: [Int] = []
+        while let task = tasks.popLast() {
+            switch task {
+            case .visit(let node):
+                let index = objects.count
+                objects.append(.leaf(node))
+                numbers.append(index)
+                switch node {
+                case .array(let items):
+                    tasks.append(.finishArray(index: index, count: items.count))
+                    tasks.append(contentsOf: items.reversed().lazy.map { .visit($0) })
+                case .dictionary(let items):
+                    tasks.append(.finishDictionary(index: index, count: items.count))
+                    for (key, value) in items.reversed() {
+                        tasks.append(.visit(value))
+                        tasks.append(.visit(.string(key)))
+                    }
+                default:
+                    break
+                }
+            case .finishArray(let index, let count):
+                objects[index] = .array(Array(numbers.suffix(count)))
+                numbers.removeLast(count)
+            case .finishDictionary(let index, let count):
+                let children = Array(numbers.suffix(2 * count))
+                numbers.removeLast(2 * count)
+                objects[index] = .dictionary(
+                    keys: stride(from: 0, to: children.count, by: 2).map { children[$0] },
+                    values: stride(from: 1, to: children.count, by: 2).map { children[$0] })
+            }
+        }
+        return first
     }
 
     private static func append(_ object: Object, referenceSize: Int, to bytes: inout [UInt8]) {

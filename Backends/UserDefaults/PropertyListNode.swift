@@ -28,46 +28,41 @@ enum PropertyListNode: Sendable, Equatable {
     case dictionary([String: PropertyListNode])
 
     /// The node that stores `value`.
+    ///
+    /// Built without recursion, like ``defaultsValue``, so that a value at the maximum depth
+    /// converts on a thread with a small stack (the conformance suite's smallStack.maximumDepth).
     init(_ value: DefaultsValue) {
-        switch value {
-        case .bool(let bool): self = .bool(bool)
-        case .int(let int): self = .integer(int)
-        case .double(let double): self = .real(double)
-        case .string(let string): self = .string(string)
-        case .data(let data): self = .data(data)
-        case .date(let date): self = .date(date)
-        case .array(let items): self = .array(items.map(PropertyListNode.init))
-        case .dictionary(let items): self = .dictionary(items.mapValues(PropertyListNode.init))
-        }
+        var converted = TreeConversion<DefaultsValue, PropertyListNode>()
+        self = converted.run(value) { value in
+            switch value {
+            case .bool(let bool): .leaf(.bool(bool))
+            case .int(let int): .leaf(.integer(int))
+            case .double(let double): .leaf(.real(double))
+            case .string(let string): .leaf(.string(string))
+            case .data(let data): .leaf(.data(data))
+            case .date(let date): .leaf(.date(date))
+            case .array(let items): .array(items)
+            case .dictionary(let items): .dictionary(Array(items))
+            }
+        } array: { .array($0) } dictionary: { .dictionary($0) } ?? .array([])
     }
 
     /// The value this node holds, or `nil` if it holds an integer above `Int64.max`.
     var defaultsValue: DefaultsValue? {
-        switch self {
-        case .bool(let bool): return .bool(bool)
-        case .integer(let int): return .int(int)
-        case .unsignedInteger: return nil
-        case .real(let double): return .double(double)
-        case .string(let string): return .string(string)
-        case .data(let data): return .data(data)
-        case .date(let date): return .date(date)
-        case .array(let items):
-            var values: [DefaultsValue] = []
-            values.reserveCapacity(items.count)
-            for item in items {
-                guard let value = item.defaultsValue else { return nil }
-                values.append(value)
+        var converted = TreeConversion<PropertyListNode, DefaultsValue>()
+        return converted.run(self) { node in
+            switch node {
+            case .bool(let bool): .leaf(.bool(bool))
+            case .integer(let int): .leaf(.int(int))
+            case .unsignedInteger: .fail
+            case .real(let double): .leaf(.double(double))
+            case .string(let string): .leaf(.string(string))
+            case .data(let data): .leaf(.data(data))
+            case .date(let date): .leaf(.date(date))
+            case .array(let items): .array(items)
+            case .dictionary(let items): .dictionary(Array(items))
             }
-            return .array(values)
-        case .dictionary(let items):
-            var values: [String: DefaultsValue] = [:]
-            values.reserveCapacity(items.count)
-            for (key, item) in items {
-                guard let value = item.defaultsValue else { return nil }
-                values[key] = value
-            }
-            return .dictionary(values)
-        }
+        } array: { .array($0) } dictionary: { .dictionary($0) }
     }
 
     /// The entries of a suite's top-level dictionary that are valid keys with values

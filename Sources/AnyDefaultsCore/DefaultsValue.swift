@@ -16,8 +16,9 @@ import Foundation
 /// ## Equality
 /// Two values are equal when a store would hold the same thing for both: doubles and dates
 /// compare by their bits, so `-0.0` differs from `0.0`, and every NaN equals every other NaN
-/// (backends need not keep a NaN's payload). This is the equality the caching layer uses to skip
-/// redundant writes.
+/// (backends need not keep a NaN's payload); strings, and the keys of dictionaries, compare by
+/// their Unicode scalars, so `"caf\u{E9}"` and `"cafe\u{301}"` differ (a store keeps the
+/// spelling written). This is the equality the caching layer uses to skip redundant writes.
 public enum DefaultsValue: Sendable {
     case bool(Bool)
     case int(Int64)
@@ -30,33 +31,75 @@ public enum DefaultsValue: Sendable {
 }
 
 extension DefaultsValue: Hashable {
+    /// Compared without recursion (an explicit stack), so that values at the maximum nesting
+    /// depth compare on a thread with a small stack.
     public static func == (lhs: DefaultsValue, rhs: DefaultsValue) -> Bool {
-        switch (lhs, rhs) {
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.int(a), .int(b)): return a == b
-        case let (.double(a), .double(b)): return Self.sameBits(a, b)
-        case let (.string(a), .string(b)): return a == b
-        case let (.data(a), .data(b)): return a == b
-        case let (.date(a), .date(b)):
-            return Self.sameBits(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate)
-        case let (.array(a), .array(b)): return a == b
-        case let (.dictionary(a), .dictionary(b)): return a == b
-        default: return false
+        var pending: [(DefaultsValue, DefaultsValue)] = []
+        var current = (lhs, rhs)
+        while true {
+            switch current {
+            case let (.bool(a), .bool(b)): if a != b { return false }
+            case let (.int(a), .int(b)): if a != b { return false }
+            case let (.double(a), .double(b)): if !Self.sameBits(a, b) { return false }
+            case let (.string(a), .string(b)): if !Self.sameScalars(a, b) { return false }
+            case let (.data(a), .data(b)): if a != b { return false }
+            case let (.date(a), .date(b)):
+                if !Self.sameBits(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate) { return false }
+            case let (.array(a), .array(b)):
+                guard a.count == b.count else { return false }
+                pending.append(contentsOf: zip(a, b))
+            case let (.dictionary(a), .dictionary(b)):
+                // Keys match by canonical equivalence in a dictionary; they must also be spelled the same.
+                guard a.count == b.count else { return false }
+                for (key, value) in a {
+                    guard let index = b.index(forKey: key), Self.sameScalars(b[index].key, key) else { return false }
+                    pending.append((value, b[index].value))
+                }
+            default:
+                return false
+            }
+            guard let next = pending.popLast() else { return true }
+            current = next
         }
     }
 
+    /// Hashed without recursion, like `==`; dictionaries by their keys in sorted order.
     public func hash(into hasher: inout Hasher) {
-        switch self {
-        case .bool(let v): hasher.combine(0 as UInt8); hasher.combine(v)
-        case .int(let v): hasher.combine(1 as UInt8); hasher.combine(v)
-        case .double(let v): hasher.combine(2 as UInt8); hasher.combine(Self.canonicalBits(v))
-        case .string(let v): hasher.combine(3 as UInt8); hasher.combine(v)
-        case .data(let v): hasher.combine(4 as UInt8); hasher.combine(v)
-        case .date(let v):
-            hasher.combine(5 as UInt8); hasher.combine(Self.canonicalBits(v.timeIntervalSinceReferenceDate))
-        case .array(let v): hasher.combine(6 as UInt8); hasher.combine(v)
-        case .dictionary(let v): hasher.combine(7 as UInt8); hasher.combine(v)
+        var pending: [DefaultsValue] = [self]
+        while let value = pending.popLast() {
+            switch value {
+            case .bool(let v): hasher.combine(0 as UInt8); hasher.combine(v)
+            case .int(let v): hasher.combine(1 as UInt8); hasher.combine(v)
+            case .double(let v): hasher.combine(2 as UInt8); hasher.combine(Self.canonicalBits(v))
+            case .string(let v): hasher.combine(3 as UInt8); hasher.combine(v)
+            case .data(let v): hasher.combine(4 as UInt8); hasher.combine(v)
+            case .date(let v):
+                hasher.combine(5 as UInt8); hasher.combine(Self.canonicalBits(v.timeIntervalSinceReferenceDate))
+            case .array(let v):
+                hasher.combine(6 as UInt8); hasher.combine(v.count)
+                pending.append(contentsOf: v.reversed())
+            case .dictionary(let v):
+                hasher.combine(7 as UInt8); hasher.combine(v.count)
+                for (key, item) in v.sorted(by: { $0.key > $1.key }) {
+                    hasher.combine(key)
+                    pending.append(item)
+                }
+            }
         }
+    }
+
+    /// Whether two strings have the same Unicode scalars (not only canonically equivalent ones).
+    /// Hashing stays canonical, which is consistent: equal scalars are canonically equivalent.
+    @inline(__always)
+    static func sameScalars(_ a: String, _ b: String) -> Bool {
+        guard a == b else { return false }
+        let same = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                guard x.count == y.count, let p = x.baseAddress, let q = y.baseAddress else { return x.count == y.count }
+                return memcmp(p, q, x.count) == 0
+            }
+        }
+        return (same ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     @inline(__always)

@@ -4,73 +4,155 @@ import Synchronization
 
 extension DefaultsConformanceSuite {
     /// Many threads at once: writers of distinct keys lose no update (single writes and batches);
-    /// readers of a key that writers keep replacing only ever see whole values, never a mix of
-    /// two writes; nothing throws.
-    @discardableResult
-    public func concurrency() throws -> ConformanceReport {
-        try group("concurrency") { checker, _, provider in
-            let threads = 6
-            let keysPerThread = 30
+    /// readers of a key that writers keep replacing only ever see whole values — arrays, and
+    /// strings from a kilobyte to megabytes — never a mix of two writes; nothing throws.
+    func concurrencyChecks() throws -> ConformanceReport {
+        try group(.concurrency) { checker, _, provider in
+            let threads = options.stress.threads
+            let keysPerThread = options.stress.rounds + 6
 
-            // Distinct keys: every thread writes its own keys, half singly, half in small batches.
-            runOnThreads(threads) { thread in
-                for index in stride(from: 0, to: keysPerThread / 2, by: 1) {
+            // Distinct keys: every thread writes its own keys, half singly, half in small batches,
+            // while two more list the store: the keys only ever grow, each listed once.
+            let writing = Mutex(threads)
+            let listings = Mutex<[String]>([])
+            runOnThreads(threads + 2) { thread in
+                guard thread < threads else {
+                    var seen = 0
+                    while writing.withLock({ $0 > 0 }) {
+                        let listed = thread == threads
+                            ? checker.attempt(.concurrencyNoError, "keys() while others write") { try provider.keys() }
+                            : checker.attempt(.concurrencyNoError, "allValues() while others write") { try Array(provider.allValues().keys) }
+                        guard let listed else { return }
+                        let mine = listed.filter { $0.hasPrefix("c.") }
+                        if mine.count < seen || Set(mine).count != mine.count {
+                            listings.withLock { $0.append("\(mine.count) keys (\(Set(mine).count) distinct) after \(seen)") }
+                            return
+                        }
+                        seen = mine.count
+                    }
+                    return
+                }
+                defer { writing.withLock { $0 -= 1 } }
+                for index in 0..<(keysPerThread / 2) {
                     let key = "c.\(thread).\(index)"
-                    checker.attempt("concurrent write", key: key) { try provider.setValue(.int(Int64(thread * 1000 + index)), forKey: key) }
+                    checker.attempt(.concurrencyNoError, "concurrent write", key: key) { try provider.setValue(.int(Int64(thread * 1000 + index)), forKey: key) }
                 }
                 for start in stride(from: keysPerThread / 2, to: keysPerThread, by: 5) {
                     let batch = (start..<min(start + 5, keysPerThread)).map {
                         DefaultsChange.set("c.\(thread).\($0)", .int(Int64(thread * 1000 + $0)))
                     }
-                    checker.attempt("concurrent batch", key: batch.first?.key) { try provider.apply(batch) }
+                    checker.attempt(.concurrencyNoError, "concurrent batch", key: batch.first?.key) { try provider.apply(batch) }
                 }
             }
-            var lost = 0
+            checker.check(
+                .concurrencyNoTornRead, listings.withLock { $0.isEmpty }, "keys() and allValues() during writes of new keys only grow, each key once",
+                expected: "whole listings", actual: listings.withLock { $0.joined(separator: "; ") })
+            var lost: [String] = []
             for thread in 0..<threads {
                 for index in 0..<keysPerThread {
                     let key = "c.\(thread).\(index)"
-                    let read = checker.attempt("read after concurrent writes", key: key) { try provider.value(forKey: key) }
-                    if read ?? nil != .int(Int64(thread * 1000 + index)) { lost += 1 }
+                    let read = checker.attempt(.concurrencyNoError, "read after concurrent writes", key: key) { try provider.value(forKey: key) }
+                    if read ?? nil != .int(Int64(thread * 1000 + index)) { lost.append(key) }
                 }
             }
-            checker.check(lost == 0, "no lost update on distinct keys", expected: "\(threads * keysPerThread) keys with their values", actual: "\(lost) lost or wrong")
-            let count = checker.attempt("keys() after concurrent writes") { try provider.keys().filter { $0.hasPrefix("c.") }.count }
-            checker.check(count == threads * keysPerThread, "keys() after concurrent writes", expected: "\(threads * keysPerThread)", actual: "\(count.map(String.init) ?? "an error")")
+            checker.check(
+                .concurrencyNoLostUpdate, lost.isEmpty, "no lost update on distinct keys",
+                expected: "\(threads * keysPerThread) keys with their values", actual: "\(lost.count) lost or wrong: \(ConformanceText.keys(lost))")
+            let count = checker.attempt(.concurrencyNoError, "keys() after concurrent writes") { try provider.keys().filter { $0.hasPrefix("c.") }.count }
+            checker.check(
+                .concurrencyNoLostUpdate, count == threads * keysPerThread, "keys() after concurrent writes",
+                expected: "\(threads * keysPerThread)", actual: "\(count.map(String.init) ?? "an error")")
 
-            // One shared key: each write stores a uniform value (every element the writer's mark);
-            // a torn read would mix marks or lengths.
-            @Sendable func uniform(_ mark: Int) -> DefaultsValue {
-                .array(Array(repeating: .string(String(repeating: Character(UnicodeScalar(UInt8(65 + mark))), count: 64)), count: 32))
+            // One shared key per shape and size: each write stores a uniform value (every element
+            // or character the writer's mark); a torn read would mix marks or lengths.
+            var shapes: [(name: String, make: @Sendable (Int) -> DefaultsValue, isWhole: @Sendable (DefaultsValue) -> Bool, rounds: Int)] = [
+                ("an array of 32 strings", { mark in
+                    .array(Array(repeating: .string(String(repeating: Self.mark(mark), count: 64)), count: 32))
+                }, { value in
+                    guard case .array(let items) = value, items.count == 32, let first = items.first,
+                        case .string(let text) = first, text.count == 64, Set(text).count == 1
+                    else { return false }
+                    return items.allSatisfy { $0 == first }
+                }, options.stress.rounds),
+            ]
+            var size = 1_024
+            while size <= options.stress.largestValue {
+                let length = size
+                shapes.append(("a string of \(length) bytes", { mark in .string(String(repeating: Self.mark(mark), count: length)) }, { value in
+                    guard case .string(let text) = value, text.utf8.count == length, let first = text.utf8.first else { return false }
+                    return text.utf8.allSatisfy { $0 == first }
+                }, max(4, options.stress.rounds * 1_024 / length)))
+                size *= 32
             }
-            @Sendable func isUniform(_ value: DefaultsValue?) -> Bool {
-                guard case .array(let items)? = value, items.count == 32, let first = items.first else { return value == nil }
-                return items.allSatisfy { $0 == first }
+            for (index, shape) in shapes.enumerated() {
+                let key = "c.shared.\(index)"
+                tornReadCheck(checker, provider, key: key, name: shape.name, rounds: shape.rounds, make: shape.make, isWhole: shape.isWhole)
             }
-            let writers = 3
-            let rounds = 20
+        }
+    }
+
+    /// A letter per writer and round.
+    static func mark(_ number: Int) -> Character { Character(UnicodeScalar(UInt8(65 + number % 26))) }
+
+    /// Writers replace `key` with whole values while as many readers read it, until every
+    /// writer is done; no read may see anything but a whole value.
+    func tornReadCheck(
+        _ checker: ConformanceChecker, _ provider: any DefaultsProvider, key: String, name: String, rounds: Int,
+        make: @escaping @Sendable (Int) -> DefaultsValue, isWhole: @escaping @Sendable (DefaultsValue) -> Bool
+    ) {
+        let writers = max(2, options.stress.threads / 2)
+        let writersLeft = Mutex(writers)
+        let torn = Atomic<Bool>(false)
+        runOnThreads(writers * 2) { worker in
+            if worker < writers {
+                for round in 0..<rounds {
+                    checker.attempt(.concurrencyNoError, "write \(name)", key: key) { try provider.setValue(make(worker + round * writers), forKey: key) }
+                }
+                writersLeft.withLock { $0 -= 1 }
+                return
+            }
             // Readers keep reading until every writer is done, so that a loaded machine that
             // schedules the writers late cannot leave the readers with nothing to catch.
-            let writersLeft = Mutex(writers)
-            runOnThreads(writers * 2) { worker in
-                if worker < writers {
-                    for round in 0..<rounds {
-                        checker.attempt("write the shared key", key: "c.shared") { try provider.setValue(uniform((worker + round) % 26), forKey: "c.shared") }
+            var round = 0
+            while round < rounds || writersLeft.withLock({ $0 > 0 }) {
+                round += 1
+                let read = checker.attempt(.concurrencyNoError, "read \(name)", key: key) { try provider.value(forKey: key) }
+                if let value = read ?? nil, !isWhole(value) {
+                    if !torn.exchange(true, ordering: .relaxed) {
+                        checker.fail(.concurrencyNoTornRead, "no torn read of \(name) being replaced", key: key, expected: "one writer's whole value", actual: ConformanceText.value(value))
                     }
-                    writersLeft.withLock { $0 -= 1 }
                     return
                 }
-                var round = 0
-                while round < rounds || writersLeft.withLock({ $0 > 0 }) {
-                    round += 1
-                    let read = checker.attempt("read the shared key", key: "c.shared") { try provider.value(forKey: "c.shared") }
-                    if let read, !isUniform(read) {
-                        checker.fail("no torn read of a key being replaced", key: "c.shared", expected: "one writer's whole value", actual: describe(read))
-                        return
-                    }
-                }
             }
-            let final = checker.attempt("read the shared key at the end", key: "c.shared") { try provider.value(forKey: "c.shared") }
-            checker.check(isUniform(final ?? nil) && final != nil, "the shared key holds one writer's whole value", key: "c.shared", expected: "a uniform array", actual: describe(final ?? nil))
+        }
+        let final = checker.attempt(.concurrencyNoError, "read \(name) at the end", key: key) { try provider.value(forKey: key) }
+        checker.check(
+            .concurrencyNoTornRead, (final ?? nil).map(isWhole) ?? false, "the shared key holds one writer's whole value at the end", key: key,
+            expected: "one writer's whole value", actual: ConformanceText.value(final ?? nil))
+    }
+
+    /// A value at the maximum depth written, read, listed and observed on a thread with a
+    /// 512 KiB stack: in the child process when there is one (so that a provider that overflows
+    /// the stack fails this check instead of ending the test process), else in this process.
+    func smallStackChecks() throws -> ConformanceReport {
+        try groupOnStorage(.smallStack) { checker, storage in
+            let depth = DefaultsValue.maximumNestingDepth
+            if let child, ChildConnection.isSupported {
+                guard let connection = startChild(child, storage, checker) else { return }
+                do {
+                    let answer = try connection.request("deep", "\(depth)")
+                    let problem = answer.first == "mismatch" && answer.count > 1 ? try ChildWire.text(from: answer[1]) : nil
+                    checker.check(.smallStackMaximumDepth, problem == nil, "a value at the maximum depth on a 512 KiB stack", expected: "it works", actual: problem ?? "")
+                    try connection.quit()
+                } catch {
+                    let signal = connection.terminatingSignal.map { "the child process crashed (signal \($0)); " } ?? ""
+                    checker.fail(.smallStackMaximumDepth, "a value at the maximum depth on a 512 KiB stack", expected: "no crash", actual: signal + "\(error)")
+                }
+            } else {
+                guard let provider = reopen(storage, checker, "open the provider") else { return }
+                let problem = SmallStackProbe.run(provider, depth: depth)
+                checker.check(.smallStackMaximumDepth, problem == nil, "a value at the maximum depth on a 512 KiB stack", expected: "it works", actual: problem ?? "")
+            }
         }
     }
 }

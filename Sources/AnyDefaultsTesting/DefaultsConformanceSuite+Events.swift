@@ -3,79 +3,251 @@ import Foundation
 import Synchronization
 
 extension DefaultsConformanceSuite {
-    /// Change events: one event per real change, in order, with the new value (or `nil` for a
-    /// removal); none for writing the value already stored, removing an absent key, an empty
-    /// batch or `removeAll()` on an empty store; none after the observation is cancelled. With
-    /// ``DefaultsCapabilities/externalChanges`` and ``DefaultsCapabilities/persistent``, a second
-    /// instance on the same storage also reports the first one's writes.
-    @discardableResult
-    public func changeEvents() throws -> ConformanceReport {
-        try group("changeEvents") { checker, storage, provider in
+    /// Change events: one event per real change, in order, with the exact new value (or `nil`
+    /// for a removal) and origin `.local`; none for writing the value already stored, removing an
+    /// absent key, an empty or unchanged batch or `removeAll()` on an empty store; batch events in
+    /// the batch's order; several observers each see every event, cancelling or releasing one
+    /// stops only it; handlers run outside the provider's locks (another thread can use the
+    /// provider meanwhile, and a handler can read, write and cancel — every such step under a
+    /// timeout, so a provider that deadlocks fails instead of hanging the suite); concurrent
+    /// writers' events arrive in commit order.
+    func changeEventChecks() throws -> ConformanceReport {
+        try group(.changeEvents) { checker, _, provider in
             let recorder = EventRecorder()
             let observation = provider.observe { recorder.record($0) }
 
-            func expectEvents(_ step: String, _ expected: [(String, DefaultsValue?)], _ action: () throws -> Void) {
+            func expectEvents(_ id: ConformanceCheck, _ step: String, _ expected: [(String, DefaultsValue?)], _ action: () throws -> Void) {
                 recorder.clear()
-                checker.attempt(step) { try action() }
+                checker.attempt(id, step) { try action() }
                 let events = recorder.wait(for: expected.count)
-                let actual = events.map { ($0.key, $0.newValue) }
-                let matches = actual.count == expected.count && zip(actual, expected).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+                let matches = events.count == expected.count
+                    && zip(events, expected).allSatisfy { $0.key == $1.0 && ConformanceExactness.equal($0.newValue, $1.1) }
                 checker.check(
-                    matches, "\(step): \(expected.isEmpty ? "no event" : "\(expected.count) event(s) in order")",
-                    expected: expected.map { "\($0.0)=\(describe($0.1))" }.description,
-                    actual: actual.map { "\($0.0)=\(describe($0.1))" }.description)
-                if matches, let origin = events.first(where: { $0.origin != .local })?.origin {
-                    checker.fail("\(step): events of this instance's own writes", expected: "origin .local", actual: "origin \(origin)")
+                    id, matches, "\(step): \(expected.isEmpty ? "no event" : "\(expected.count) event(s) in order")",
+                    expected: EventRecorder.describe(expected), actual: EventRecorder.describe(events.map { ($0.key, $0.newValue) }))
+                if let other = events.first(where: { $0.origin != .local }) {
+                    checker.fail(.changeEventsOrigin, "\(step): events of this instance's own writes", key: other.key, expected: "origin .local", actual: "origin \(other.origin)")
                 }
             }
 
-            expectEvents("write a new key", [("e.a", .int(1))]) { try provider.setValue(.int(1), forKey: "e.a") }
-            expectEvents("write the value already stored", []) { try provider.setValue(.int(1), forKey: "e.a") }
-            expectEvents("write a new value", [("e.a", .int(2))]) { try provider.setValue(.int(2), forKey: "e.a") }
-            expectEvents("write the same number as another type", [("e.a", .double(2))]) { try provider.setValue(.double(2), forKey: "e.a") }
-            expectEvents("write -0.0 over 0.0", [("e.z", .double(0)), ("e.z", .double(-0.0))]) {
+            expectEvents(.changeEventsChange, "write a new key", [("e.a", .int(1))]) { try provider.setValue(.int(1), forKey: "e.a") }
+            expectEvents(.changeEventsNoOp, "write the value already stored", []) { try provider.setValue(.int(1), forKey: "e.a") }
+            expectEvents(.changeEventsChange, "write a new value", [("e.a", .int(2))]) { try provider.setValue(.int(2), forKey: "e.a") }
+            expectEvents(.changeEventsChange, "write the same number as another type", [("e.a", .double(2))]) { try provider.setValue(.double(2), forKey: "e.a") }
+            expectEvents(.changeEventsChange, "write -0.0 over 0.0", [("e.z", .double(0)), ("e.z", .double(-0.0))]) {
                 try provider.setValue(.double(0), forKey: "e.z")
                 try provider.setValue(.double(-0.0), forKey: "e.z")
             }
-            expectEvents("write NaN over NaN", [("e.n", .double(.nan))]) {
+            expectEvents(.changeEventsNoOp, "write NaN over NaN", [("e.n", .double(.nan))]) {
                 try provider.setValue(.double(.nan), forKey: "e.n")
                 try provider.setValue(.double(.nan), forKey: "e.n")
             }
-            expectEvents("remove a present key", [("e.a", nil)]) { try provider.removeValue(forKey: "e.a") }
-            expectEvents("remove an absent key", []) { try provider.removeValue(forKey: "e.a") }
-            expectEvents("apply a batch", [("e.b", .int(1)), ("e.c", .string("c"))]) {
-                try provider.apply([.set("e.b", .int(1)), .remove("e.absent"), .set("e.c", .string("c"))])
+            expectEvents(.changeEventsChange, "write an NFD string, then the NFC one", [("e.s", .string("cafe\u{301}")), ("e.s", .string("caf\u{E9}"))]) {
+                try provider.setValue(.string("cafe\u{301}"), forKey: "e.s")
+                try provider.setValue(.string("caf\u{E9}"), forKey: "e.s")
             }
-            expectEvents("apply a batch of unchanged values", []) { try provider.apply([.set("e.b", .int(1)), .set("e.c", .string("c"))]) }
-            expectEvents("apply an empty batch", []) { try provider.apply([]) }
-            expectEvents("apply a rejected batch", []) { try? provider.apply([.set("e.d", .int(1)), .set("", .int(1))]) }
+            expectEvents(.changeEventsChange, "remove a present key", [("e.a", nil)]) { try provider.removeValue(forKey: "e.a") }
+            expectEvents(.changeEventsNoOp, "remove an absent key", []) { try provider.removeValue(forKey: "e.a") }
+            expectEvents(.changeEventsBatchOrder, "apply a batch", [("e.y", .int(1)), ("e.b", .string("b")), ("e.m", .array([.double(-0.0)]))]) {
+                try provider.apply([.set("e.y", .int(1)), .remove("e.absent"), .set("e.b", .string("b")), .set("e.m", .array([.double(-0.0)]))])
+            }
+            expectEvents(.changeEventsNoOp, "apply a batch of unchanged values", []) {
+                try provider.apply([.set("e.y", .int(1)), .set("e.b", .string("b")), .set("e.m", .array([.double(-0.0)])), .remove("e.absent")])
+            }
+            expectEvents(.changeEventsBatchOrder, "apply a batch of changed and unchanged values", [("e.m", .array([.double(0.0)])), ("e.q", .int(7))]) {
+                try provider.apply([.set("e.y", .int(1)), .set("e.m", .array([.double(0.0)])), .set("e.b", .string("b")), .set("e.q", .int(7))])
+            }
+            expectEvents(.changeEventsNoOp, "apply an empty batch", []) { try provider.apply([]) }
+            expectEvents(.changeEventsNoOp, "apply a rejected batch", []) { try? provider.apply([.set("e.d", .int(1)), .set("", .int(1))]) }
 
             recorder.clear()
-            checker.attempt("removeAll()") { try provider.removeAll() }
-            let removals = recorder.wait(for: 4)
-            let removedKeys = Set(removals.map(\.key))
+            checker.attempt(.changeEventsRemoveAll, "removeAll()") { try provider.removeAll() }
+            let stored = ["e.z", "e.n", "e.s", "e.y", "e.b", "e.m", "e.q"]
+            let removals = recorder.wait(for: stored.count)
             checker.check(
-                removals.count == 4 && removedKeys == ["e.z", "e.n", "e.b", "e.c"] && removals.allSatisfy { $0.newValue == nil },
+                .changeEventsRemoveAll, removals.count == stored.count && Set(removals.map(\.key)) == Set(stored) && removals.allSatisfy { $0.newValue == nil },
                 "removeAll(): one removal event per stored key",
-                expected: "removals of e.z, e.n, e.b, e.c", actual: removals.map { "\($0.key)=\(describe($0.newValue))" }.description)
-            expectEvents("removeAll() on an empty store", []) { try provider.removeAll() }
+                expected: "removals of \(stored.joined(separator: ", "))", actual: EventRecorder.describe(removals.map { ($0.key, $0.newValue) }))
+            expectEvents(.changeEventsRemoveAll, "removeAll() on an empty store", []) { try provider.removeAll() }
 
+            observerChecks(checker, provider, recorder)
             observation.cancel()
-            expectEvents("write after cancel()", []) { try provider.setValue(.int(9), forKey: "e.after") }
+            expectEvents(.changeEventsCancel, "write after cancel()", []) { try provider.setValue(.int(9), forKey: "e.after") }
 
-            if capabilities.isSuperset(of: [.persistent, .externalChanges]) {
-                guard let second = reopen(storage, checker, "open a second instance") else { return }
-                let external = EventRecorder()
-                let secondObservation = second.observe { external.record($0) }
-                checker.attempt("write through the first instance", key: "e.x") { try provider.setValue(.string("x"), forKey: "e.x") }
-                let events = external.wait(for: 1, timeout: 5)
-                checker.check(
-                    events.contains { $0.key == "e.x" && $0.newValue == .string("x") }, "a second instance reports the first one's write",
-                    key: "e.x", expected: "an event for e.x", actual: events.map { "\($0.key)=\(describe($0.newValue))" }.description)
-                secondObservation.cancel()
+            guard !checker.isAbandoned else { return }
+            if lockChecks(checker, provider), !checker.isAbandoned {
+                reentrantChecks(checker, provider)
             }
+            guard !checker.isAbandoned else { return }
+            concurrentOrderCheck(checker, provider)
         }
     }
+
+    /// Several observers at once; cancelling one, or releasing one, stops only that one.
+    private func observerChecks(_ checker: ConformanceChecker, _ provider: any DefaultsProvider, _ main: EventRecorder) {
+        let recorders = (0..<3).map { _ in EventRecorder() }
+        var observations = recorders.map { recorder in provider.observe { recorder.record($0) } }
+        func expectEach(_ id: ConformanceCheck, _ step: String, _ receiving: [Bool], key: String, value: Int64) {
+            for recorder in recorders + [main] { recorder.clear() }
+            checker.attempt(id, step, key: key) { try provider.setValue(.int(value), forKey: key) }
+            _ = main.wait(for: 1)
+            for (index, recorder) in recorders.enumerated() {
+                let events = recorder.wait(for: receiving[index] ? 1 : 0, timeout: receiving[index] ? 1 : 0)
+                let expected: [(String, DefaultsValue?)] = receiving[index] ? [(key, .int(value))] : []
+                let matches = events.count == expected.count && zip(events, expected).allSatisfy { $0.key == $1.0 && $0.newValue == $1.1 }
+                checker.check(
+                    id, matches, "\(step): observer \(index + 1) \(receiving[index] ? "receives the event" : "receives nothing")",
+                    expected: EventRecorder.describe(expected), actual: EventRecorder.describe(events.map { ($0.key, $0.newValue) }))
+            }
+        }
+        expectEach(.changeEventsObservers, "write with four observers", [true, true, true], key: "o.a", value: 1)
+        observations[1].cancel()
+        expectEach(.changeEventsCancelOne, "write after cancelling the second observer", [true, false, true], key: "o.a", value: 2)
+        // Released, not cancelled: the observation's last reference goes away.
+        observations[2] = DefaultsObservation {}
+        expectEach(.changeEventsReleased, "write after releasing the third observer", [true, false, false], key: "o.a", value: 3)
+        observations[0].cancel()
+        expectEach(.changeEventsCancelOne, "write after cancelling the first observer", [false, false, false], key: "o.a", value: 4)
+        checker.attempt(.changeEventsObservers, "remove") { try provider.removeValue(forKey: "o.a") }
+    }
+
+    /// While a handler runs, another thread reads and writes the provider: with the provider's
+    /// locks released, it finishes at once. Returns whether it did (the re-entrant checks, which
+    /// would deadlock a provider that holds its lock, run only then).
+    private func lockChecks(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) -> Bool {
+        let outcome = Mutex<Bool?>(nil)
+        let observation = provider.observe { event in
+            guard event.key == "l.trigger" else { return }
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                _ = try? provider.value(forKey: "l.other")
+                try? provider.setValue(.int(1), forKey: "l.other")
+                _ = try? provider.keys()
+                done.signal()
+            }
+            let finished = done.wait(timeout: .now() + 2) == .success
+            outcome.withLock { if $0 == nil { $0 = finished } }
+        }
+        defer { observation.cancel() }
+        guard checker.withTimeout(.changeEventsOutsideLock, "a write whose handler uses the provider from another thread", key: "l.trigger", {
+            try? provider.setValue(.int(1), forKey: "l.trigger")
+        }) else { return false }
+        let deadline = ContinuousClock.now + timeoutForEvents
+        while outcome.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(1_000) }
+        let finished = outcome.withLock { $0 }
+        checker.check(
+            .changeEventsOutsideLock, finished == true, "another thread can read and write while a handler runs", key: "l.trigger",
+            expected: "the other thread finishes while the handler waits",
+            actual: finished == nil ? "the handler never ran" : "it waited more than 2 s: the provider holds a lock while it calls handlers")
+        return finished == true
+    }
+
+    /// A handler reads the key it was told about (and sees the committed value), writes another
+    /// key, and cancels its own observation, all from inside the handler.
+    private func reentrantChecks(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
+        let readInside = Mutex<DefaultsValue??>(nil)
+        let selfCancelling = Mutex<DefaultsObservation?>(nil)
+        let cancelledSaw = EventRecorder()
+        let recorder = EventRecorder()
+        let observation = provider.observe { event in
+            recorder.record(event)
+            guard event.key == "re.a" else { return }
+            let read = try? provider.value(forKey: "re.a")
+            readInside.withLock { $0 = .some(read) }
+            try? provider.setValue(.string("written inside"), forKey: "re.b")
+        }
+        defer { observation.cancel() }
+        let cancelling = provider.observe { event in
+            cancelledSaw.record(event)
+            if event.key == "re.b" { selfCancelling.withLock { $0 }?.cancel() }
+        }
+        selfCancelling.withLock { $0 = cancelling }
+        guard checker.withTimeout(.changeEventsReentrant, "a write whose handler reads, writes and cancels", key: "re.a", {
+            try? provider.setValue(.int(1), forKey: "re.a")
+        }) else { return }
+        let events = recorder.wait(for: 2, timeout: timeoutForEvents.seconds)
+        checker.check(
+            .changeEventsReentrant, events.map(\.key) == ["re.a", "re.b"], "a handler's own write is reported after the event it handles",
+            expected: "[re.a, re.b]", actual: EventRecorder.describe(events.map { ($0.key, $0.newValue) }))
+        let inside = readInside.withLock { $0 }
+        checker.check(
+            .changeEventsReentrant, inside == .some(.int(1)), "a handler reads the committed value", key: "re.a",
+            expected: ".int(1)", actual: inside.map { ConformanceText.value($0) } ?? "no read")
+        let written = checker.attempt(.changeEventsReentrant, "read the handler's write", key: "re.b") { try provider.value(forKey: "re.b") }
+        checker.expectValue(.changeEventsReentrant, written ?? nil, .string("written inside"), "a write from inside a handler is stored", key: "re.b")
+        guard checker.withTimeout(.changeEventsReentrant, "a write after a handler cancelled itself", key: "re.b", {
+            try? provider.setValue(.int(3), forKey: "re.b")
+        }) else { return }
+        _ = recorder.wait(for: 3, timeout: timeoutForEvents.seconds)
+        let seen = cancelledSaw.wait(for: 0, timeout: 0).filter { $0.key == "re.b" }
+        checker.check(
+            .changeEventsReentrant, seen.count == 1, "a handler that cancels its own observation receives nothing more",
+            expected: "one event for re.b", actual: EventRecorder.describe(seen.map { ($0.key, $0.newValue) }))
+    }
+
+    /// Threads write one key at once, in rounds; its events arrive one per write, each thread's
+    /// in the order it wrote them, and after every round the last event holds the value the key
+    /// ended with (a provider whose writers deliver their own events unordered lets an earlier
+    /// commit's event arrive last).
+    private func concurrentOrderCheck(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
+        let recorder = EventRecorder()
+        // The handler holds the first event of each round for 20 ms before it records it: a
+        // provider that calls handlers one after another (as it must, for an order to exist)
+        // delivers the round's later events after it; one whose writers each deliver their own
+        // events lets them overtake it, so the round's first commit is reported last.
+        let firstOfRound = Flag()
+        let observation = provider.observe { event in
+            guard event.key == "co.key" else { return }
+            if firstOfRound.take() { usleep(20_000) }
+            recorder.record(event)
+        }
+        defer { observation.cancel() }
+        let threads = max(2, options.stress.threads / 2)
+        let rounds = options.stress.rounds
+        var lastRound = Array(repeating: -1, count: threads)
+        var outOfOrder: String?
+        var staleLast: String?
+        var seen = 0
+        for round in 0..<rounds {
+            firstOfRound.set()
+            let finished = checker.withTimeout(.changeEventsConcurrentOrder, "concurrent writers of one key", key: "co.key") {
+                runOnThreads(threads) { thread in
+                    checker.attempt(.changeEventsConcurrentOrder, "write", key: "co.key") {
+                        try provider.setValue(.int(Int64(thread * 100_000 + round)), forKey: "co.key")
+                    }
+                }
+            }
+            guard finished else { return }
+            let events = recorder.wait(for: seen + threads, timeout: timeoutForEvents.seconds)
+            let final = checker.attempt(.changeEventsConcurrentOrder, "read the value", key: "co.key") { try provider.value(forKey: "co.key") }
+            for event in events.dropFirst(seen) {
+                guard case .int(let number)? = event.newValue else {
+                    outOfOrder = outOfOrder ?? "an event with \(ConformanceText.value(event.newValue))"
+                    continue
+                }
+                let (thread, written) = (Int(number / 100_000), Int(number % 100_000))
+                guard thread < threads else { continue }
+                if written <= lastRound[thread] { outOfOrder = outOfOrder ?? "thread \(thread)'s write \(written) reported after its write \(lastRound[thread])" }
+                lastRound[thread] = written
+            }
+            if events.count == seen + threads, events.last?.newValue != final ?? nil {
+                staleLast = staleLast ?? "after round \(round + 1) the last event holds \(ConformanceText.value(events.last?.newValue)), the key \(ConformanceText.value(final ?? nil))"
+            }
+            seen = events.count
+        }
+        checker.check(
+            .changeEventsConcurrentOrder, seen == threads * rounds, "one event per write of concurrent writers", key: "co.key",
+            expected: "\(threads * rounds) events", actual: "\(seen) events")
+        checker.check(
+            .changeEventsConcurrentOrder, outOfOrder == nil, "each writer's events in the order of its writes", key: "co.key",
+            expected: "commit order", actual: outOfOrder ?? "")
+        checker.check(
+            .changeEventsConcurrentOrder, staleLast == nil, "the last event of each round holds the value the key ended with", key: "co.key",
+            expected: "the final value last", actual: staleLast ?? "")
+    }
+
+    /// How long the event checks wait for events that should come.
+    var timeoutForEvents: Duration { min(options.timeout, .seconds(10)) }
 }
 
 /// Collects events from any thread and waits for a number of them.
@@ -88,7 +260,7 @@ final class EventRecorder: Sendable {
 
     /// Waits until `count` events arrived (at most `timeout` seconds), then a little longer to
     /// catch events that should not come, and returns what arrived.
-    func wait(for count: Int, timeout: Double = 1) -> [DefaultsChangeEvent] {
+    func wait(for count: Int, timeout: Double = 2) -> [DefaultsChangeEvent] {
         let deadline = Date().addingTimeInterval(timeout)
         while events.withLock({ $0.count }) < count, Date() < deadline {
             usleep(1_000)
@@ -96,4 +268,20 @@ final class EventRecorder: Sendable {
         usleep(count == 0 ? 50_000 : 20_000)
         return events.withLock { $0 }
     }
+
+    /// Events for messages.
+    static func describe(_ events: [(String, DefaultsValue?)]) -> String {
+        "[" + events.prefix(8).map { "\(ConformanceText.key($0.0))=\(ConformanceText.value($0.1))" }.joined(separator: ", ")
+            + (events.count > 8 ? ", … \(events.count) in all" : "") + "]"
+    }
+}
+
+/// A flag threads can set and take, for handlers that must act once.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+
+    /// Whether the flag was set; clears it.
+    func take() -> Bool { value.exchange(false, ordering: .acquiringAndReleasing) }
 }

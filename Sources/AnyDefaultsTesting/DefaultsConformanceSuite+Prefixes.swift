@@ -30,19 +30,18 @@ extension DefaultsConformanceSuite {
     /// sorted by their UTF-8 bytes, and ``DefaultsProvider/allValues(withPrefix:)`` holds exactly
     /// their values; after removals too. Edge prefixes: empty, a whole key, non-ASCII, NFD, the
     /// wildcards `%`, `_`, `*`, `?`, `[`, the highest scalars, a partial grapheme, long prefixes.
-    @discardableResult
-    public func prefixQueries() throws -> ConformanceReport {
-        try group("prefixQueries") { checker, _, provider in
+    func prefixQueryChecks() throws -> ConformanceReport {
+        try group(.prefixQueries) { checker, _, provider in
             var stored: [String: DefaultsValue] = [:]
             for (index, key) in Self.prefixKeys.enumerated() {
                 let value = DefaultsValue.int(Int64(index))
-                if checker.attempt("write", key: key, { try provider.setValue(value, forKey: key) }) != nil {
+                if checker.attempt(.prefixQueriesKeys, "write", key: key, { try provider.setValue(value, forKey: key) }) != nil {
                     stored[key.precomposedStringWithCanonicalMapping] = value
                 }
             }
             checkPrefixQueries(provider, stored, checker)
             for key in ["p/a", "cafe\u{301}/2", String(repeating: "L", count: 300) + "/one"] {
-                checker.attempt("remove", key: key) { try provider.removeValue(forKey: key) }
+                checker.attempt(.prefixQueriesKeys, "remove", key: key) { try provider.removeValue(forKey: key) }
                 stored[key.precomposedStringWithCanonicalMapping] = nil
             }
             checkPrefixQueries(provider, stored, checker, after: " after removals")
@@ -57,14 +56,14 @@ extension DefaultsConformanceSuite {
             let under = stored.filter { Array($0.key.unicodeScalars).starts(with: canonical) }
             let expected = under.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             let shown = String(prefix.prefix(20)).debugDescription
-            if let keys = checker.attempt("keys(withPrefix: \(shown))", { try provider.keys(withPrefix: prefix) }) {
+            if let keys = checker.attempt(.prefixQueriesKeys, "keys(withPrefix: \(shown))", { try provider.keys(withPrefix: prefix) }) {
                 checker.check(
-                    keys == expected, "keys(withPrefix:) lists exactly the keys under the prefix, sorted by UTF-8 bytes\(after)", key: prefix,
+                    .prefixQueriesKeys, keys == expected, "keys(withPrefix:) lists exactly the keys under the prefix, sorted by UTF-8 bytes\(after)", key: prefix,
                     expected: describeKeys(expected), actual: describeKeys(keys))
             }
-            if let values = checker.attempt("allValues(withPrefix: \(shown))", { try provider.allValues(withPrefix: prefix) }) {
+            if let values = checker.attempt(.prefixQueriesValues, "allValues(withPrefix: \(shown))", { try provider.allValues(withPrefix: prefix) }) {
                 checker.check(
-                    values == under, "allValues(withPrefix:) holds exactly the values under the prefix\(after)", key: prefix,
+                    .prefixQueriesValues, values == under, "allValues(withPrefix:) holds exactly the values under the prefix\(after)", key: prefix,
                     expected: describeKeys(expected), actual: describeKeys(values.keys.sorted()))
             }
         }

@@ -52,4 +52,14 @@ import Testing
         #expect(try decode(nested(limit)).nestingDepth == limit)
         #expect(throws: BinaryCodecError.self) { try decode(nested(limit + 1)) }
     }
+
+    /// Containers with many items decode in time proportional to their size: each item used to
+    /// copy its whole container (items held in an enum payload are copied on append), so a
+    /// 70 000-item array (the conformance suite's roundTrips.large) took minutes to read.
+    @Test func largeContainersRoundTrip() throws {
+        let array = DefaultsValue.array((0..<300_000).map { .int(Int64($0)) })
+        let dictionary = DefaultsValue.dictionary(Dictionary(uniqueKeysWithValues: (0..<150_000).map { ("k\($0)", DefaultsValue.int(Int64($0))) }))
+        let nested = DefaultsValue.array([array, dictionary, .array([dictionary])])
+        #expect(try decode(BinaryValueCodec.encode(nested)) == nested)
+    }
 }

@@ -36,4 +36,19 @@ import Testing
         for _ in 0..<10_000 { deep = .array([deep]) }
         #expect(deep.nestingDepth == 10_000)
     }
+
+    /// A store keeps the spelling written, so canonically equivalent strings are different values
+    /// (the conformance suite's roundTrips.string and changeEvents.change; SQLite, the cache and
+    /// the memory store skipped such a write as "unchanged" and kept the old spelling).
+    @Test func stringsAndDictionaryKeysCompareByTheirScalars() {
+        #expect(DefaultsValue.string("caf\u{E9}") != .string("cafe\u{301}"))
+        #expect(DefaultsValue.string("\u{212A}") != .string("K"))
+        #expect(DefaultsValue.string("caf\u{E9}") == .string("caf\u{E9}"))
+        #expect(DefaultsValue.array([.string("e\u{301}")]) != .array([.string("\u{E9}")]))
+        #expect(DefaultsValue.dictionary(["caf\u{E9}": .int(1)]) != .dictionary(["cafe\u{301}": .int(1)]))
+        #expect(DefaultsValue.dictionary(["caf\u{E9}": .int(1), "x": .string("y")]) == .dictionary(["x": .string("y"), "caf\u{E9}": .int(1)]))
+        // Hashing stays consistent: equal values hash alike (differently spelled ones may collide).
+        let set: Set<DefaultsValue> = [.string("caf\u{E9}"), .string("cafe\u{301}"), .string("caf\u{E9}")]
+        #expect(set.count == 2)
+    }
 }

@@ -1,28 +1,32 @@
 import AnyDefaults
 import AnyDefaultsTesting
+import Foundation
 import Testing
 import TestSupport
 
 /// The conformance suite against a real server (the shared throwaway cluster), plain and cached.
-/// Each group runs in a namespace of its own, named by the suite's storage identifier, so a
-/// reopened instance finds the same store. Opening goes through the store string, as a child
-/// process of the suite's multi-process checks would.
-private let suites: (plain: DefaultsConformanceSuite, cached: DefaultsConformanceSuite) = {
-    let capabilities: DefaultsCapabilities = [.persistent, .atomicBatch, .multiProcess, .externalChanges]
-    let open: @Sendable (ConformanceStorage) throws -> PostgreSQLProvider = { storage in
-        let store = try PostgreSQLCluster.shared().storeString(namespace: "conformance-" + storage.identifier)
-        return try PostgreSQLProvider(url: store)
-    }
-    return (
-        DefaultsConformanceSuite(capabilities: capabilities) { try open($0) },
-        DefaultsConformanceSuite(capabilities: capabilities) { try open($0).cached() }
-    )
-}()
+/// Each group runs in a namespace of its own, named by the suite's storage identifier (`{id}`), so
+/// a reopened instance and the suite's child processes (Tests/Children/ConformanceTestChild, which
+/// opens the same store string through `ProviderRegistry.standard`) find the same store: restarts,
+/// several processes, kills in the middle of a batch and external changes run too.
+private func suite(cached: Bool) throws -> DefaultsConformanceSuite {
+    // The namespace ends in the placeholder, filled per group; the cluster escapes only its prefix.
+    let store = try PostgreSQLCluster.shared().storeString(namespace: "conformance-") + "{id}&cache=\(cached ? "on" : "off")"
+    return try DefaultsConformanceVerifier(registry: .standard).suite(
+        for: store, capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges],
+        child: .product(named: "ConformanceTestChild", environment: [DefaultsConformanceVerifier.storeVariable: store]))
+}
 
 @Suite struct PostgreSQLConformanceTests {
     @Test(arguments: DefaultsConformanceSuite.Group.allCases)
-    func plain(_ group: DefaultsConformanceSuite.Group) throws { try suites.plain.run(group) }
+    func plain(_ group: DefaultsConformanceSuite.Group) throws { note(try suite(cached: false).run(group), "plain") }
 
     @Test(arguments: DefaultsConformanceSuite.Group.allCases)
-    func cached(_ group: DefaultsConformanceSuite.Group) throws { try suites.cached.run(group) }
+    func cached(_ group: DefaultsConformanceSuite.Group) throws { note(try suite(cached: true).run(group), "cached") }
+
+    /// Prints how long a group took when `CONFORMANCE_TIMINGS` is set, as ConformanceTests does.
+    private func note(_ report: ConformanceReport, _ variant: String) {
+        guard ProcessInfo.processInfo.environment["CONFORMANCE_TIMINGS"] != nil else { return }
+        print("conformance timing \(variant) \(report.group) \(String(format: "%.2f", report.seconds)) s")
+    }
 }

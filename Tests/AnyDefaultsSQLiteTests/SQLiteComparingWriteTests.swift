@@ -24,11 +24,8 @@ import TestSupport
         (.data(Data()), .data(Data())),
         (.string(""), .string("")),
         (.string("plain"), .string("plain")),
-        // Canonically equivalent strings: precomposed and decomposed, and the Kelvin sign and K.
-        (.string("caf\u{E9}"), .string("cafe\u{301}")),
-        (.string("\u{212A}"), .string("K")),
-        (.array([.string("caf\u{E9}"), .double(0)]), .array([.string("cafe\u{301}"), .double(0)])),
-        (.dictionary(["caf\u{E9}": .int(1)]), .dictionary(["cafe\u{301}": .int(1)])),
+        (.array([.string("caf\u{E9}"), .double(0)]), .array([.string("caf\u{E9}"), .double(0)])),
+        (.dictionary(["caf\u{E9}": .int(1)]), .dictionary(["caf\u{E9}": .int(1)])),
     ]
 
     /// Pairs of different values whose bytes in SQL compare equal, or whose types differ only.
@@ -43,6 +40,11 @@ import TestSupport
         (.data(Data("text".utf8)), .string("text")),
         (.string("a"), .string("b")),
         (.string("caf\u{E9}"), .string("cafe")),
+        // Canonically equivalent strings are different values: a store keeps the spelling written.
+        (.string("caf\u{E9}"), .string("cafe\u{301}")),
+        (.string("\u{212A}"), .string("K")),
+        (.array([.string("caf\u{E9}"), .double(0)]), .array([.string("cafe\u{301}"), .double(0)])),
+        (.dictionary(["caf\u{E9}": .int(1)]), .dictionary(["cafe\u{301}": .int(1)])),
         (.array([.double(0)]), .array([.double(-0.0)])),
         (.dictionary(["a": .int(1)]), .dictionary(["a": .int(2)])),
         (.array([]), .dictionary([:])),
@@ -90,7 +92,7 @@ import TestSupport
             try store.setValue(.string("cafe\u{301}"), forKey: "s")
             try store.apply([.set("s", .string("caf\u{E9}")), .set("n", .int(1)), .set("n", .int(1)), .remove("absent")])
             try store.removeValue(forKey: "n")
-            #expect(try SQLiteChangeLogTests.loggedKeys(raw) == ["s", "n", "n"])
+            #expect(try SQLiteChangeLogTests.loggedKeys(raw) == ["s", "s", "s", "n", "n"])
         }
     }
 

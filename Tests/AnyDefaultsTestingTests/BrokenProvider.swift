@@ -69,7 +69,10 @@ final class BrokenProvider: DefaultsProvider {
     }
 
     private func mangle(_ value: DefaultsValue) -> DefaultsValue {
-        switch (defect, value) {
+        // Only the defects that change values walk them (recursively: a deep value on a small
+        // stack must not crash the harness itself).
+        guard defect == .dropsDateType || defect == .losesDoublePrecision else { return value }
+        return switch (defect, value) {
         case (.dropsDateType, .date(let date)): .double(date.timeIntervalSinceReferenceDate)
         case (.losesDoublePrecision, .double(let double)): .double(Double(Float(double)))
         case (_, .array(let items)): .array(items.map(mangle))

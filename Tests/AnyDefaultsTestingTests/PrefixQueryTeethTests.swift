@@ -61,7 +61,7 @@ import Testing
             let report = try suite.prefixQueries()
             Issue.record("\(defect) passed \(report)")
         } catch let failure as ConformanceFailure {
-            #expect(failure.items.contains { $0.group == "prefixQueries" && $0.check.hasPrefix("keys(withPrefix:)") }, "\(failure)")
+            #expect(failure.items.contains { $0.id == .prefixQueriesKeys }, "\(failure)")
         }
     }
 

@@ -1,20 +1,39 @@
-import AnyDefaultsCore
+import AnyDefaults
 import AnyDefaultsTesting
+import Foundation
 
 /// The conformance suite on one backend twice: as it is, and wrapped in a `CachingProvider`,
-/// which must keep the contract of the provider it wraps.
+/// which must keep the contract of the provider it wraps. Providers are opened by store string
+/// through `ProviderRegistry.standard` — `{dir}` and `{id}` filled with each group's storage —
+/// here and in the child process (Tests/Children/ConformanceTestChild) alike.
 struct BackendConformance: Sendable {
     typealias Group = DefaultsConformanceSuite.Group
 
-    let plain: DefaultsConformanceSuite
-    let cached: DefaultsConformanceSuite
+    let store: String
+    let capabilities: DefaultsCapabilities
+    let cleanup: DefaultsConformanceSuite.Cleanup?
 
-    init<Provider: DefaultsProvider>(
-        capabilities: DefaultsCapabilities,
-        cleanup: DefaultsConformanceSuite.Cleanup? = nil,
-        open: @escaping @Sendable (ConformanceStorage) throws -> Provider
-    ) {
-        plain = DefaultsConformanceSuite(capabilities: capabilities, cleanup: cleanup) { try open($0) }
-        cached = DefaultsConformanceSuite(capabilities: capabilities, cleanup: cleanup) { try open($0).cached() }
+    init(store: String, capabilities: DefaultsCapabilities, cleanup: DefaultsConformanceSuite.Cleanup? = nil) {
+        self.store = store
+        self.capabilities = capabilities
+        self.cleanup = cleanup
+    }
+
+    func plain() throws -> DefaultsConformanceSuite { try suite(cache: false) }
+    func cached() throws -> DefaultsConformanceSuite { try suite(cache: true) }
+
+    private func suite(cache: Bool) throws -> DefaultsConformanceSuite {
+        let store = self.store + (self.store.contains("?") ? "&" : "?") + "cache=\(cache ? "on" : "off")"
+        return try DefaultsConformanceVerifier(registry: .standard).suite(
+            for: store, capabilities: capabilities,
+            child: .product(named: "ConformanceTestChild", environment: [DefaultsConformanceVerifier.storeVariable: store]),
+            cleanup: cleanup)
+    }
+
+    /// Prints how long a group took when `CONFORMANCE_TIMINGS` is set (for Docs/Conformance.md's
+    /// measurements: `CONFORMANCE_TIMINGS=1 swift test --skip-build --no-parallel --filter SQLiteConformanceTests`).
+    static func note(_ report: ConformanceReport, _ variant: String) {
+        guard ProcessInfo.processInfo.environment["CONFORMANCE_TIMINGS"] != nil else { return }
+        print("conformance timing \(variant) \(report.group) \(String(format: "%.2f", report.seconds)) s")
     }
 }

@@ -2,12 +2,12 @@ import AnyDefaultsMemory
 import AnyDefaultsTesting
 import Testing
 
-private let memory = BackendConformance(capabilities: InMemoryProvider().capabilities) { _ in InMemoryProvider() }
+private let memory = BackendConformance(store: "memory:", capabilities: InMemoryProvider().capabilities)
 
 @Suite struct InMemoryConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try memory.plain.run(group) }
+    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(memory.plain().run(group), "plain") }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try memory.cached.run(group) }
+    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(memory.cached().run(group), "cached") }
 }

@@ -1,15 +1,12 @@
-import AnyDefaultsJSONFile
 import AnyDefaultsTesting
 import Testing
 
-private let json = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges]) { storage in
-    try JSONFileProvider(path: storage.directory.appendingPathComponent("settings.json").path)
-}
+private let json = BackendConformance(store: "json:{dir}/settings.json", capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges])
 
 @Suite struct JSONFileConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try json.plain.run(group) }
+    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(json.plain().run(group), "plain") }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try json.cached.run(group) }
+    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(json.cached().run(group), "cached") }
 }

@@ -1,15 +1,12 @@
-import AnyDefaultsLMDB
 import AnyDefaultsTesting
 import Testing
 
-private let lmdb = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges]) { storage in
-    try LMDBProvider(path: storage.directory.appendingPathComponent("store").path)
-}
+private let lmdb = BackendConformance(store: "lmdb:{dir}/store", capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges])
 
 @Suite struct LMDBConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try lmdb.plain.run(group) }
+    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(lmdb.plain().run(group), "plain") }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try lmdb.cached.run(group) }
+    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(lmdb.cached().run(group), "cached") }
 }

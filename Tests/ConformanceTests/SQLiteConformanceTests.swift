@@ -1,15 +1,12 @@
-import AnyDefaultsSQLite
 import AnyDefaultsTesting
 import Testing
 
-private let sqlite = BackendConformance(capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges]) { storage in
-    try SQLiteProvider(path: storage.directory.appendingPathComponent("store.sqlite").path)
-}
+private let sqlite = BackendConformance(store: "sqlite:{dir}/store.sqlite", capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges])
 
 @Suite struct SQLiteConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try sqlite.plain.run(group) }
+    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(sqlite.plain().run(group), "plain") }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try sqlite.cached.run(group) }
+    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(sqlite.cached().run(group), "cached") }
 }

@@ -5,15 +5,13 @@ import Testing
 /// Each group runs on a uniquely named suite in this process's real preferences directory; the
 /// cleanup deletes the suite (its file, on Linux), so no settings are left behind.
 private let userDefaults = BackendConformance(
-    capabilities: UserDefaultsProvider.supportedCapabilities,
-    cleanup: { storage in try UserDefaultsProvider.removeSuite(named: storage.identifier) },
-    open: { storage in try UserDefaultsProvider(suiteName: storage.identifier) }
-)
+    store: "userdefaults:{id}", capabilities: UserDefaultsProvider.supportedCapabilities,
+    cleanup: { storage in try UserDefaultsProvider.removeSuite(named: storage.identifier) })
 
 @Suite struct UserDefaultsConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try userDefaults.plain.run(group) }
+    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(userDefaults.plain().run(group), "plain") }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try userDefaults.cached.run(group) }
+    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(userDefaults.cached().run(group), "cached") }
 }

@@ -13,9 +13,11 @@ import Foundation
 ///   example without the aside.
 /// - `<!-- compile: with` … `-->` just before a block holds code the block relies on but the page
 ///   does not show (a provider type the reader writes, a path); it is compiled before the block,
-///   with the imports it needs (it stands for the reader's own code).
+///   with the imports it needs (it stands for the reader's own code). `<!-- compile: with module
+///   MyStore` says that code stands for the reader's module `MyStore`: the example's
+///   `import MyStore` is then left out, since the hidden code is compiled in the example's module.
 /// - A block that is a package manifest (`// swift-tools-version`, or a fragment with `.package(`,
-///   `.product(` or `.testTarget(`) is compiled against PackageDescription; a fragment inside the
+///   `.product(name:` or `.testTarget(`) is compiled against PackageDescription; a fragment inside the
 ///   array it belongs in.
 struct MarkdownExample: Sendable, CustomStringConvertible {
     enum Kind: Sendable { case program, manifest }
@@ -24,6 +26,8 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
         var line: Int
         var code: [String]
         var hidden: [String]
+        /// The reader's modules that `hidden` stands for (their imports are left out).
+        var hiddenModules: [String] = []
     }
 
     var document: String
@@ -45,10 +49,11 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
         if kind == .manifest { return Self.manifest(blocks[0].code).joined(separator: "\n") + "\n" }
         var imports: [String] = []
         var body: [String] = []
+        let standIns = Set(blocks.flatMap(\.hiddenModules).map { "import \($0)" })
         /// `lines` with their imports taken out (blanked) and added to `imports`.
         func withoutImports(_ lines: [String]) -> [String] {
             lines.map { line in
-                guard line.hasPrefix("import ") else { return line }
+                guard line.hasPrefix("import "), !standIns.contains(line) else { return standIns.contains(line) ? "" : line }
                 if !imports.contains(line) { imports.append(line) }
                 return ""
             }
@@ -75,7 +80,7 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
 
     static func isManifest(_ code: [String]) -> Bool {
         code.first?.hasPrefix("// swift-tools-version") == true
-            || code.contains { line in [".package(", ".product(", ".testTarget("].contains { line.contains($0) } }
+            || code.contains { line in [".package(", ".product(name:", ".testTarget("].contains { line.contains($0) } }
     }
 
     /// The examples of the document at `url`, named `name`, and how many Swift blocks it has.
@@ -86,6 +91,7 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
         var blockCount = 0
         var directives: [String] = []
         var hidden: [String] = []
+        var hiddenModules: [String] = []
         var index = 0
         while index < lines.count {
             let line = lines[index]
@@ -98,6 +104,8 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
                 let head = comment[0].dropFirst("<!-- compile:".count).trimmingCharacters(in: .whitespaces)
                 if head.hasPrefix("with") {
                     hidden += comment.dropFirst().dropLast()
+                    let words = head.split(separator: " ")
+                    if words.count == 3, words[1] == "module" { hiddenModules.append(String(words[2])) }
                 } else {
                     directives.append(head.replacingOccurrences(of: "-->", with: "").trimmingCharacters(in: .whitespaces))
                 }
@@ -110,7 +118,7 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
                     index += 1
                 }
                 blockCount += 1
-                let block = Block(line: start, code: code, hidden: hidden)
+                let block = Block(line: start, code: code, hidden: hidden, hiddenModules: hiddenModules)
                 if isManifest(code) {
                     examples.append(MarkdownExample(document: name, kind: .manifest, blocks: [block]))
                 } else if directives.contains("aside") {
@@ -128,9 +136,11 @@ struct MarkdownExample: Sendable, CustomStringConvertible {
                 }
                 directives = []
                 hidden = []
+                hiddenModules = []
             } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
                 directives = []
                 hidden = []
+                hiddenModules = []
             }
             index += 1
         }

@@ -126,10 +126,14 @@ package enum BinaryValueCodec {
         Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
     }
 
-    /// A container being filled while its items are decoded.
-    private enum Frame {
-        case array(remaining: Int, items: [DefaultsValue])
-        case dictionary(remaining: Int, items: [String: DefaultsValue], key: String)
+    /// A container being filled while its items are decoded. Its items are kept apart, on a
+    /// stack of arrays or of dictionaries, so that adding one mutates them in place: items kept in
+    /// an enum's payload are copied on every append, which made decoding quadratic in the count.
+    private struct Frame {
+        var isDictionary: Bool
+        var remaining: Int
+        /// The key of the dictionary entry being decoded.
+        var key: String
     }
 
     /// The smallest encoding of an array item (a tag) and of a dictionary entry (an empty key's
@@ -171,13 +175,10 @@ package enum BinaryValueCodec {
 
     private static func decodeNested(_ reader: inout BinaryByteReader) throws(BinaryCodecError) -> DefaultsValue {
         var open: [Frame] = []
+        var arrays: [[DefaultsValue]] = []
+        var dictionaries: [[String: DefaultsValue]] = []
         while true {
-            let entryKey: String?
-            if case .dictionary = open.last {
-                entryKey = try reader.readString()
-            } else {
-                entryKey = nil
-            }
+            let entryKey: String? = open.last?.isDictionary == true ? try reader.readString() : nil
             let tagOffset = reader.offset
             var value: DefaultsValue
             switch Tag(rawValue: try reader.readByte()) {
@@ -187,10 +188,11 @@ package enum BinaryValueCodec {
                 if count == 0 {
                     value = .array([])
                 } else {
+                    try setKey(entryKey, of: &open, in: dictionaries, at: tagOffset)
                     var items: [DefaultsValue] = []
                     items.reserveCapacity(min(count, reservationLimit))
-                    try setKey(entryKey, of: &open, at: tagOffset)
-                    open.append(.array(remaining: count, items: items))
+                    arrays.append(items)
+                    open.append(Frame(isDictionary: false, remaining: count, key: ""))
                     continue
                 }
             case .dictionary:
@@ -199,10 +201,11 @@ package enum BinaryValueCodec {
                 if count == 0 {
                     value = .dictionary([:])
                 } else {
+                    try setKey(entryKey, of: &open, in: dictionaries, at: tagOffset)
                     var items: [String: DefaultsValue] = [:]
                     items.reserveCapacity(min(count, reservationLimit))
-                    try setKey(entryKey, of: &open, at: tagOffset)
-                    open.append(.dictionary(remaining: count, items: items, key: ""))
+                    dictionaries.append(items)
+                    open.append(Frame(isDictionary: true, remaining: count, key: ""))
                     continue
                 }
             case let tag?:
@@ -211,43 +214,37 @@ package enum BinaryValueCodec {
             case nil:
                 throw BinaryCodecError(.malformed, "Unknown value tag.", at: tagOffset)
             }
-            try setKey(entryKey, of: &open, at: tagOffset)
+            try setKey(entryKey, of: &open, in: dictionaries, at: tagOffset)
 
             // Add the finished value to its container; a container that is now full is itself a
             // finished value for the one around it.
             while true {
-                guard let frame = open.popLast() else { return value }
-                switch frame {
-                case .array(let remaining, var items):
-                    items.append(value)
-                    if remaining > 1 {
-                        open.append(.array(remaining: remaining - 1, items: items))
-                    } else {
-                        value = .array(items)
-                        continue
-                    }
-                case .dictionary(let remaining, var items, let key):
-                    items[key] = value
-                    if remaining > 1 {
-                        open.append(.dictionary(remaining: remaining - 1, items: items, key: ""))
-                    } else {
-                        value = .dictionary(items)
-                        continue
-                    }
+                guard let top = open.last else { return value }
+                if top.isDictionary {
+                    dictionaries[dictionaries.count - 1][top.key] = value
+                } else {
+                    arrays[arrays.count - 1].append(value)
                 }
-                break
+                if top.remaining > 1 {
+                    open[open.count - 1].remaining -= 1
+                    break
+                }
+                open.removeLast()
+                value = top.isDictionary ? .dictionary(dictionaries.removeLast()) : .array(arrays.removeLast())
             }
         }
     }
 
     /// Records the key just read for the dictionary on top of `open`, rejecting a repeated key
     /// (which this encoder never writes, and which would silently drop a value).
-    private static func setKey(_ key: String?, of open: inout [Frame], at offset: Int) throws(BinaryCodecError) {
-        guard let key, case .dictionary(let remaining, let items, _) = open.last else { return }
-        guard items[key] == nil else {
+    private static func setKey(
+        _ key: String?, of open: inout [Frame], in dictionaries: [[String: DefaultsValue]], at offset: Int
+    ) throws(BinaryCodecError) {
+        guard let key, open.last?.isDictionary == true else { return }
+        guard dictionaries[dictionaries.count - 1][key] == nil else {
             throw BinaryCodecError(.malformed, "A dictionary holds the same key twice.", at: offset)
         }
-        open[open.count - 1] = .dictionary(remaining: remaining, items: items, key: key)
+        open[open.count - 1].key = key
     }
 
     private static func tooDeep(at offset: Int) -> BinaryCodecError {

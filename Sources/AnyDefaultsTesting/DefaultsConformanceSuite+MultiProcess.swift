@@ -1,0 +1,123 @@
+import AnyDefaultsCore
+import Foundation
+import Synchronization
+
+extension DefaultsConformanceSuite {
+    /// Several processes (for providers that claim ``DefaultsCapabilities/multiProcess``, with a
+    /// ``ChildProcess``): child processes and this one write distinct keys at once, singly and in
+    /// batches, and none is lost — for a new instance, for another process, and for an instance
+    /// that was open (and had read those keys as absent) the whole time; that instance also sees
+    /// another process's writes of values of the same size. A provider that keeps a private copy
+    /// per instance or process, or writes the whole store back from a stale copy, fails here.
+    func multiProcessChecks() throws -> ConformanceReport {
+        try group(.multiProcess) { checker, storage, provider in
+            guard let child else { return }
+            let processes = options.stress.processes
+            let count = options.stress.rounds * 2
+            var connections: [ChildConnection] = []
+            for _ in 0..<processes {
+                guard let connection = startChild(child, storage, checker) else { return }
+                connections.append(connection)
+            }
+            defer { for connection in connections { try? connection.quit() } }
+            // Read some keys before they exist: a cache that remembers the absence must still learn of the writes.
+            for index in 0..<processes { _ = try? provider.value(forKey: "mp.\(index).0") }
+            _ = try? provider.value(forKey: "mp.same")
+
+            let failures = Mutex<[String]>([])
+            let children = connections
+            runOnThreads(processes + 1) { index in
+                if index == processes {
+                    for number in 0..<count {
+                        do { try provider.setValue(.int(Int64(number)), forKey: "mp.p.\(number)") } catch {
+                            failures.withLock { $0.append("this process: \(error)") }
+                        }
+                    }
+                    return
+                }
+                do {
+                    _ = try children[index].request("burst", ChildWire.text("mp.\(index)."), "\(count)", "5")
+                } catch {
+                    failures.withLock { $0.append("process \(index + 1): \(error)") }
+                }
+            }
+            for failure in failures.withLock({ $0 }) {
+                checker.fail(.multiProcessNoLostUpdate, "processes write distinct keys at once", expected: "no error", actual: failure)
+            }
+            var expected: [String: DefaultsValue] = [:]
+            for number in 0..<count {
+                expected["mp.p.\(number)"] = .int(Int64(number))
+                for index in 0..<processes { expected["mp.\(index).\(number)"] = .int(Int64(number)) }
+            }
+
+            // A new instance, and a new process, see every write at once.
+            if let fresh = reopen(storage, checker, "open a new instance") {
+                let all = checker.attempt(.multiProcessNoLostUpdate, "allValues() of a new instance") { try fresh.allValues() }
+                let lost = expected.filter { key, value in !ConformanceExactness.equal(all?[key], value) }.map(\.key)
+                checker.check(
+                    .multiProcessNoLostUpdate, lost.isEmpty, "no update of several processes is lost (a new instance)",
+                    expected: "\(expected.count) keys with their values", actual: "\(lost.count) lost: \(ConformanceText.keys(lost))")
+            }
+            if let reader = startChild(child, storage, checker) {
+                do {
+                    let keys = try ChildWire.keys(from: reader.payload("keys"))
+                    let missing = Set(expected.keys).subtracting(keys)
+                    checker.check(
+                        .multiProcessNoLostUpdate, missing.isEmpty, "no update of several processes is lost (a new process)",
+                        expected: "\(expected.count) keys", actual: "\(missing.count) missing: \(ConformanceText.keys(missing))")
+                    try reader.quit()
+                } catch {
+                    checker.fail(.suiteChildProcess, "list the keys in a new child process", expected: "an answer", actual: "\(error)")
+                }
+            }
+
+            // Instances open all along — here, and in another process — see them too (after at
+            // most the event timeout).
+            let lost = awaitValues(provider, expected, within: timeoutForEvents)
+            checker.check(
+                .multiProcessOpenInstanceSees, lost.isEmpty, "an instance open all along reads other processes' writes",
+                expected: "\(expected.count) keys with their values", actual: "\(lost.count) missing or stale: \(ConformanceText.keys(lost))")
+            if let other = connections.last {
+                let deadline = ContinuousClock.now + timeoutForEvents
+                var missing: Set<String> = []
+                repeat {
+                    missing = Set(expected.keys).subtracting((try? ChildWire.keys(from: other.payload("keys"))) ?? [])
+                    if !missing.isEmpty { usleep(20_000) }
+                } while !missing.isEmpty && ContinuousClock.now < deadline
+                checker.check(
+                    .multiProcessOpenInstanceSees, missing.isEmpty, "an instance open all along in another process lists every process's writes",
+                    expected: "\(expected.count) keys", actual: "\(missing.count) missing: \(ConformanceText.keys(missing))")
+            }
+
+            // Writes of the same size from another process.
+            guard let writer = connections.first else { return }
+            for round in 0..<4 {
+                let value = DefaultsValue.string("same size \(round)")
+                do {
+                    _ = try writer.request("apply", ChildWire.batch([.set("mp.same", value)]))
+                } catch {
+                    checker.fail(.suiteChildProcess, "write in a child process", expected: "ok", actual: "\(error)")
+                    return
+                }
+                let stale = awaitValues(provider, ["mp.same": value], within: timeoutForEvents)
+                checker.check(
+                    .multiProcessOpenInstanceSees, stale.isEmpty, "an instance open all along reads another process's write of the same size",
+                    key: "mp.same", expected: ConformanceText.value(value),
+                    actual: ConformanceText.value((try? provider.value(forKey: "mp.same")) ?? nil))
+                _ = try? provider.value(forKey: "mp.same")
+            }
+        }
+    }
+
+    /// Reads `expected` until every key holds its value or `limit` passed; returns the keys that
+    /// still do not.
+    func awaitValues(_ provider: any DefaultsProvider, _ expected: [String: DefaultsValue], within limit: Duration) -> [String] {
+        let deadline = ContinuousClock.now + limit
+        var pending = expected
+        while true {
+            pending = pending.filter { key, value in !ConformanceExactness.equal((try? provider.value(forKey: key)) ?? nil, value) }
+            if pending.isEmpty || ContinuousClock.now > deadline { return Array(pending.keys) }
+            usleep(5_000)
+        }
+    }
+}

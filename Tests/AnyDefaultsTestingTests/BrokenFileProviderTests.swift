@@ -1,0 +1,85 @@
+import AnyDefaultsCore
+import AnyDefaultsTesting
+import BrokenProviders
+import Foundation
+import Testing
+
+/// The suite's teeth: every deliberately broken provider (one per way real backends break the
+/// contract, see `Defect`) fails the check named for its defect, by its stable identifier, and the
+/// same provider without a defect passes every group, child-process groups included.
+@Suite struct BrokenFileProviderTests {
+    static func suite(_ defect: Defect, options: DefaultsConformanceSuite.Options = .init()) -> DefaultsConformanceSuite {
+        DefaultsConformanceSuite(
+            capabilities: defect.suiteClaimsCapabilities ? .all : nil, options: options,
+            child: .product(named: "BrokenProviderTestChild", environment: [BrokenFileProvider.defectVariable: defect.rawValue])
+        ) { storage in try BrokenFileProvider(defect, directory: storage.directory) }
+    }
+
+    /// Runs the group that should catch `defect`; the identifiers of the failed checks, or `nil` if it passed.
+    static func failedChecks(_ defect: Defect, options: DefaultsConformanceSuite.Options = .init()) throws -> (checks: Set<ConformanceCheck>, failure: ConformanceFailure?) {
+        do {
+            let report = try suite(defect, options: options).report(defect.group)
+            #expect(!report.isSkipped, "\(defect): the group was skipped: \(report)")
+            return ([], nil)
+        } catch let failure as ConformanceFailure {
+            return (Set(failure.items.map(\.id)), failure)
+        }
+    }
+
+    static let deterministic = Defect.allCases.filter { $0 != .none && !$0.isProbabilistic }
+    static let probabilistic = Defect.allCases.filter(\.isProbabilistic)
+
+    @Test func thereAreAtLeastFortyKindsOfBrokenProvider() {
+        #expect(Defect.allCases.count - 1 >= 40)
+        // Every group of the suite has teeth.
+        let groups = Set(Defect.allCases.compactMap { $0 == .none ? nil : $0.group })
+        #expect(groups == Set(DefaultsConformanceSuite.Group.allCases))
+    }
+
+    @Test(arguments: deterministic)
+    func aBrokenProviderFailsTheCheckNamedForItsDefect(_ defect: Defect) throws {
+        let (checks, failure) = try Self.failedChecks(defect)
+        #expect(!checks.isDisjoint(with: defect.caught), "\(defect) should fail \(defect.caught), failed \(checks.map(\.rawValue).sorted()):\n\(failure.map { "\($0)" } ?? "it passed")")
+        // The suite's own checks do not fail: the defect, not the harness, is what was caught.
+        #expect(!checks.contains(.suiteCompleted) && !checks.contains(.suiteChildProcess) || defect == .recursesDeeplyOnSmallStacks,
+            "\(failure.map { "\($0)" } ?? "")")
+    }
+
+    /// Races and kills are caught by chance: each is run several times and must be caught every
+    /// time. (`TEETH_RUNS=N` runs each N times and prints the catch rate, for measuring under load.)
+    @Test(arguments: probabilistic)
+    func aRacyDefectIsCaughtEveryTime(_ defect: Defect) throws {
+        let runs = ProcessInfo.processInfo.environment["TEETH_RUNS"].flatMap(Int.init) ?? 3
+        var caught = 0
+        for _ in 0..<runs {
+            let (checks, failure) = try Self.failedChecks(defect)
+            if !checks.isDisjoint(with: defect.caught) { caught += 1 } else {
+                Issue.record("\(defect) was not caught by \(defect.caught); failed \(checks.map(\.rawValue).sorted()) \(failure.map { "\($0)" } ?? "")")
+            }
+        }
+        if runs > 3 { print("catch rate of \(defect): \(caught)/\(runs)") }
+    }
+
+    @Test(arguments: DefaultsConformanceSuite.Group.allCases)
+    func theReferenceProviderPassesEveryGroup(_ group: DefaultsConformanceSuite.Group) throws {
+        let report = try Self.suite(.none).report(group)
+        print("TIMING \(group) \(report.seconds)")
+        #expect(!report.isSkipped, "\(report)")
+        #expect(report.checks > 0)
+    }
+
+    @Test func theModelCheckShrinksToAShortSequenceWithItsSeed() throws {
+        var options = DefaultsConformanceSuite.Options()
+        options.seed = 20_240_501
+        let (_, failure) = try Self.failedChecks(.dropsWritesAfterRemoveAllOnReopen, options: options)
+        let item = try #require(failure?.items.first { $0.id == .modelMatchesReference })
+        let shrunk = try #require(item.check.range(of: "shrunk to ")).upperBound
+        let steps = Int(item.check[shrunk...].prefix { $0.isNumber }) ?? 99
+        #expect(steps <= 6, "\(item)")
+        #expect(item.check.contains("removeAll()") && item.check.contains("reopen"), "\(item)")
+        #expect(failure?.seed == 20_240_501)
+        // The same seed reproduces the same failure.
+        let (_, again) = try Self.failedChecks(.dropsWritesAfterRemoveAllOnReopen, options: options)
+        #expect(again?.items.first { $0.id == .modelMatchesReference }?.check == item.check)
+    }
+}

@@ -167,7 +167,7 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: [
                 "AnyDefaults", "AnyDefaultsCore", "AnyDefaultsTesting", "AnyDefaultsMemory", "AnyDefaultsJSONFile",
-                "AnyDefaultsUserDefaults", "AnyDefaultsSQLite", "AnyDefaultsLMDB",
+                "AnyDefaultsUserDefaults", "AnyDefaultsSQLite", "AnyDefaultsLMDB", "TestSupport",
             ]
         ),
         .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),

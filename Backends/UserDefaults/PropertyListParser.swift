@@ -7,8 +7,9 @@ import Foundation
 /// With `rejectingDuplicateKeys` (imports, like the JSON reader), a dictionary that names a key
 /// twice is refused, also keys that differ in bytes but are equal after Unicode normalization
 /// (NFC and NFD spellings of one key), which would otherwise silently keep one of the values.
-/// Foundation's XML parser keeps the last of two equal keys without saying so; duplicates are
-/// found there by counting the `<key>` elements of the document against the entries it produced.
+/// Foundation's XML and OpenStep (old-style text) parsers keep the last of two equal keys without
+/// saying so; duplicates are found there by counting the document's keys — `<key>` elements, or
+/// `=` signs — against the entries it produced.
 enum PropertyListParser {
     /// Why data is not a property list of settings. It never quotes the data, whose text may
     /// hold secrets; only a top-level key (a setting's name) is named.
@@ -61,7 +62,7 @@ enum PropertyListParser {
                 return .failure(Failure(description: "the key \(key.debugDescription) appears more than once (as equal after normalization)"))
             }
         }
-        if rejectingDuplicateKeys, keyElements(in: bytes) > entries(of: objects) {
+        if rejectingDuplicateKeys, (isXML(bytes) ? keyElements(in: bytes) : openStepEntries(in: bytes)) > entries(of: objects) {
             return .failure(Failure(description: "a dictionary names a key more than once"))
         }
         return .success(dictionary)
@@ -79,9 +80,7 @@ enum PropertyListParser {
     /// How many `<key>` elements an XML property list has (`<key>…</key>` and `<key/>`), outside
     /// comments and CDATA sections; 0 for anything that is not XML (in UTF-8).
     static func keyElements(in bytes: [UInt8]) -> Int {
-        let head = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let start = head.hasPrefix("\u{FEFF}") ? String(head.dropFirst()) : head
-        guard start.hasPrefix("<?xml") || start.hasPrefix("<!DOCTYPE") || start.hasPrefix("<plist") else { return 0 }
+        guard isXML(bytes) else { return 0 }
         let open = Array("<key".utf8)
         let comment = (Array("<!--".utf8), Array("-->".utf8))
         let cdata = (Array("<![CDATA[".utf8), Array("]]>".utf8))
@@ -111,6 +110,42 @@ enum PropertyListParser {
                 count += 1
                 index += open.count
             } else {
+                index += 1
+            }
+        }
+        return count
+    }
+
+    /// Whether `bytes` are an XML property list (in UTF-8); text that is not is OpenStep.
+    static func isXML(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = head.hasPrefix("\u{FEFF}") ? String(head.dropFirst()) : head
+        return start.hasPrefix("<?xml") || start.hasPrefix("<!DOCTYPE") || start.hasPrefix("<plist")
+    }
+
+    /// How many `key = value` entries an OpenStep property list (`{ a = 1; o = { b = 2; }; }`, or
+    /// a strings file's `"a" = "1";`) has, at every level: its `=` signs outside quoted strings
+    /// (`"…"` and `'…'`, with backslash escapes) and comments. Unquoted strings and data cannot
+    /// hold one.
+    static func openStepEntries(in bytes: [UInt8]) -> Int {
+        let slash = UInt8(ascii: "/"), star = UInt8(ascii: "*")
+        var count = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                index += 1
+                while index < bytes.count, bytes[index] != byte { index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1 }
+                index += 1
+            } else if byte == slash, next == slash {
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            } else if byte == slash, next == star {
+                index += 2
+                while index + 1 < bytes.count, !(bytes[index] == star && bytes[index + 1] == slash) { index += 1 }
+                index += 2
+            } else {
+                if byte == UInt8(ascii: "=") { count += 1 }
                 index += 1
             }
         }

@@ -79,6 +79,10 @@ import Testing
         ("XML, in a value", { Data(xml("<key>o</key><dict><key>a</key><true/><key>a</key><false/></dict>").utf8) }),
         ("XML, NFC and NFD spellings", { Data(xml("<key>caf\u{E9}</key><integer>1</integer><key>cafe\u{301}</key><integer>2</integer>").utf8) }),
         ("XML, an empty key twice", { Data(xml("<key/><integer>1</integer><key></key><integer>2</integer>").utf8) }),
+        ("OpenStep, the same key twice", { Data(#"{ a = 1; /* b = 2; */ "a" = "x=y"; }"#.utf8) }),
+        ("OpenStep, in a value", { Data(#"{ o = { a = 1; 'a' = 2; }; // c = 3;\#n}"#.utf8) }),
+        ("OpenStep, NFC and NFD spellings", { Data("{ \"caf\u{E9}\" = 1; \"cafe\u{301}\" = 2; }".utf8) }),
+        ("strings file, the same key twice", { Data(#""a" = "1"; "a" = "2";"#.utf8) }),
     ]
 
     static func xml(_ body: String) -> String {
@@ -97,7 +101,9 @@ import Testing
             #expect(try cli.run(["--store", cli.json(), "import", cli.path("dup.json")]).status == 65)
             for (name, data) in Self.duplicateLists {
                 try data().write(to: URL(fileURLWithPath: cli.path("dup.plist")))
-                let result = try cli.run(["--store", cli.json(), "import", cli.path("dup.plist")])
+                // OpenStep text starts like JSON: it is read as a property list when `--format` says so.
+                let format = name.hasPrefix("OpenStep") || name.hasPrefix("strings") ? ["--format", "plist"] : []
+                let result = try cli.run(["--store", cli.json(), "import"] + format + [cli.path("dup.plist")])
                 #expect(result.status == 65, "\(name): \(result.standardError)")
                 #expect(result.standardError.contains("more than once"), "\(name): \(result.standardError)")
             }
@@ -107,6 +113,12 @@ import Testing
                 .write(to: URL(fileURLWithPath: cli.path("fine.plist")))
             try cli.succeed(["--store", cli.json(), "import", cli.path("fine.plist")])
             #expect(try cli.contents(of: cli.json()) == ["a": .int(1), "b": .dictionary(["a": .bool(true)])])
+            // OpenStep: an `=` in a quoted string (also after an escaped quote) or a comment is no key.
+            try Data(#"{ c = "x = \" = y"; /* c = 2; */ d = { e = 'f=g'; }; // d = 1;\#n}"#.utf8)
+                .write(to: URL(fileURLWithPath: cli.path("fine-openstep.plist")))
+            try cli.succeed(["--store", cli.json(), "import", "--format", "plist", cli.path("fine-openstep.plist")])
+            #expect(try cli.contents(of: cli.json())["d"] == .dictionary(["e": .string("f=g")]))
+            #expect(try cli.contents(of: cli.json())["c"] == .string(#"x = " = y"#))
         }
     }
 

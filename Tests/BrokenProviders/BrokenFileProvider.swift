@@ -241,10 +241,15 @@ final class Core: Sendable {
     func write(_ changes: [DefaultsChange], single: Bool) throws(DefaultsError) {
         if defect == .dropsWritesFromHandlers, delivering.withLock({ $0[ObjectIdentifier(Thread.current)] != nil }) { return }
         if defect == .validatesBatchLazily {
+            // The changes before the first bad one are written (in one commit: change by change,
+            // a batch of 10 007 rewrites the file 10 007 times and the group takes minutes).
+            var valid: [Change] = []
+            var rejection: DefaultsError?
             for change in changes {
-                let checked = try validated(change)
-                try operation { () throws(DefaultsError) in try commit([checked], single: single) }
+                do throws(DefaultsError) { valid.append(try validated(change)) } catch { rejection = error; break }
             }
+            if !valid.isEmpty { try operation { () throws(DefaultsError) in try commit(valid, single: single) } }
+            if let rejection { throw rejection }
             return
         }
         var batch: [Change] = []

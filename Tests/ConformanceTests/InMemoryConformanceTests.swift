@@ -6,8 +6,8 @@ private let memory = BackendConformance(store: "memory:", capabilities: InMemory
 
 @Suite struct InMemoryConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(memory.plain().run(group), "plain") }
+    func plain(_ group: BackendConformance.Group) async throws { try await memory.run(group, cached: false) }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(memory.cached().run(group), "cached") }
+    func cached(_ group: BackendConformance.Group) async throws { try await memory.run(group, cached: true) }
 }

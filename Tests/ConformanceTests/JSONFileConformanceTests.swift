@@ -5,8 +5,8 @@ private let json = BackendConformance(store: "json:{dir}/settings.json", capabil
 
 @Suite struct JSONFileConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(json.plain().run(group), "plain") }
+    func plain(_ group: BackendConformance.Group) async throws { try await json.run(group, cached: false) }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(json.cached().run(group), "cached") }
+    func cached(_ group: BackendConformance.Group) async throws { try await json.run(group, cached: true) }
 }

@@ -5,8 +5,8 @@ private let sqlite = BackendConformance(store: "sqlite:{dir}/store.sqlite", capa
 
 @Suite struct SQLiteConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(sqlite.plain().run(group), "plain") }
+    func plain(_ group: BackendConformance.Group) async throws { try await sqlite.run(group, cached: false) }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(sqlite.cached().run(group), "cached") }
+    func cached(_ group: BackendConformance.Group) async throws { try await sqlite.run(group, cached: true) }
 }

@@ -10,8 +10,8 @@ private let userDefaults = BackendConformance(
 
 @Suite struct UserDefaultsConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
-    func plain(_ group: BackendConformance.Group) throws { try BackendConformance.note(userDefaults.plain().run(group), "plain") }
+    func plain(_ group: BackendConformance.Group) async throws { try await userDefaults.run(group, cached: false) }
 
     @Test(arguments: BackendConformance.Group.allCases)
-    func cached(_ group: BackendConformance.Group) throws { try BackendConformance.note(userDefaults.cached().run(group), "cached") }
+    func cached(_ group: BackendConformance.Group) async throws { try await userDefaults.run(group, cached: true) }
 }

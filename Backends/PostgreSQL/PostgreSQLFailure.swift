@@ -25,10 +25,27 @@ public struct PostgreSQLFailure: Error, Sendable, Hashable, CustomStringConverti
             sqlState = error.serverInfo?[.sqlState]
             if let message = error.serverInfo?[.message] {
                 reason = message
+            } else if error.code == .sslUnsupported {
+                reason = "the server does not accept TLS connections (sslmode=require and stricter need TLS; sslmode=prefer falls back to plain TCP)"
+            } else if let underlying = error.underlying, let tls = Self.tlsReason(underlying) {
+                reason = tls
             } else if let underlying = error.underlying {
                 reason = "\(error.code): \(String(describing: underlying))"
             } else {
                 reason = "\(error.code)"
+            }
+        } else if let error = error as? PostgresError {
+            // What the prepared-statement API (PreparedQuery) reports.
+            switch error {
+            case .server(let message):
+                sqlState = message.fields[.sqlState]
+                reason = message.fields[.message] ?? "the server reported an error"
+            case .connectionClosed:
+                sqlState = nil
+                reason = "the connection was closed"
+            case .protocol(let message):
+                sqlState = nil
+                reason = "protocol error: \(message)"
             }
         } else if let error = error as? PostgresDecodingError {
             sqlState = nil
@@ -37,6 +54,18 @@ public struct PostgreSQLFailure: Error, Sendable, Hashable, CustomStringConverti
             sqlState = nil
             reason = String(describing: error)
         }
+    }
+
+    /// What a failed TLS handshake means, in words, or `nil` if `error` is not one.
+    private static func tlsReason(_ error: any Error) -> String? {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return "TLS: the server's certificate does not name the host connected to (sslmode=verify-full checks the name; verify-ca does not)"
+        }
+        guard let error = error as? NIOSSLError else { return nil }
+        if case .handshakeFailed(let cause) = error, "\(cause)".contains("CERTIFICATE_VERIFY_FAILED") {
+            return "TLS: the server's certificate is not signed by a trusted authority (sslrootcert names the authorities to trust)"
+        }
+        return "TLS handshake failed: \(error)"
     }
 
     /// Whether the failure is the connection's (refused, dropped, reset, the server shutting down)

@@ -260,12 +260,13 @@ final class PostgreSQLNamespace: Sendable {
     /// Writes `changes` (valid, canonical, each key once) for the instance of `writer`; succeeds
     /// once they are committed and in the replica.
     func write(_ changes: [DefaultsChange], from writer: ChangeBroadcaster) -> EventLoopFuture<Void> {
-        send(PostgreSQLStatements.write(namespace: name, channel: channel, changes: changes), from: writer) { _ in changes }
+        let binds = PostgreSQLStatements.writeBinds(namespace: name, channel: channel, changes: changes)
+        return send({ $0.runWrite(binds) }, decode: PostgreSQLStatements.writeCommit, from: writer) { _ in changes }
     }
 
     /// Removes every key of the namespace for the instance of `writer`.
     func removeAll(from writer: ChangeBroadcaster) -> EventLoopFuture<Void> {
-        send(PostgreSQLStatements.removeAll(namespace: name, channel: channel), from: writer) { commit in
+        send(query: PostgreSQLStatements.removeAll(namespace: name, channel: channel), from: writer) { commit in
             (commit.removedKeys ?? []).compactMap { String(validating: $0, as: UTF8.self) }.map { .remove($0) }
         }
     }
@@ -274,7 +275,7 @@ final class PostgreSQLNamespace: Sendable {
     /// future tells whether it did.
     func remove(_ key: String, from writer: ChangeBroadcaster) -> EventLoopFuture<Bool> {
         let existed = RemovalOutcome()
-        return send(PostgreSQLStatements.remove(namespace: name, channel: channel, key: key), from: writer) { commit in
+        return send(query: PostgreSQLStatements.remove(namespace: name, channel: channel, key: key), from: writer) { commit in
             let removed = !(commit.removedKeys ?? []).isEmpty
             existed.value.store(removed, ordering: .releasing)
             return removed ? [.remove(key)] : []
@@ -286,18 +287,27 @@ final class PostgreSQLNamespace: Sendable {
         let value = Atomic<Bool>(false)
     }
 
-    /// Sends a write, numbered like the catch-ups, and folds in the changes it committed.
     private func send(
-        _ query: PostgresQuery, from writer: ChangeBroadcaster, changes: @escaping @Sendable (PostgreSQLStatements.Commit) -> [DefaultsChange]
+        query: PostgresQuery, from writer: ChangeBroadcaster, changes: @escaping @Sendable (PostgreSQLStatements.Commit) -> [DefaultsChange]
+    ) -> EventLoopFuture<Void> {
+        send({ $0.run(query).map(\.rows) }, decode: PostgreSQLStatements.commit, from: writer, changes: changes)
+    }
+
+    /// Sends a write (`run` sends it on the session), numbered like the catch-ups, and folds in
+    /// the changes it committed (its answer read by `decode`).
+    private func send(
+        _ run: (PostgreSQLSession) -> EventLoopFuture<[PostgresRow]>,
+        decode: @escaping @Sendable ([PostgresRow]) throws -> PostgreSQLStatements.Commit, from writer: ChangeBroadcaster,
+        changes: @escaping @Sendable (PostgreSQLStatements.Commit) -> [DefaultsChange]
     ) -> EventLoopFuture<Void> {
         let (ticket, answer) = state.withLock { state in
             state.nextTicket += 1
             state.writesInFlight.insert(state.nextTicket)
-            return (state.nextTicket, session.run(query))
+            return (state.nextTicket, run(session))
         }
         let folded = answer
             .flatMapError { error in self.session.eventLoop.makeFailedFuture(Self.writeError(error)) }
-            .flatMapThrowing { try PostgreSQLStatements.commit($0) }
+            .flatMapThrowing { try decode($0) }
             .flatMap { commit in self.committed(commit, changes: changes(commit), writer: writer) }
         // A catch-up that came back first may be applied once the commit is folded in (its pending
         // entry recorded, if it came after a gap) or failed: the callbacks above run in the tick

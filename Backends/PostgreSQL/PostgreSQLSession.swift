@@ -21,6 +21,8 @@ final class PostgreSQLSession: Sendable {
 
     private struct State: Sendable {
         var connection: PostgresConnection?
+        /// The write statement, prepared on `connection` (set and cleared with it).
+        var write: PreparedQuery?
         /// Counts connection attempts, so that late callbacks of an old connection do nothing.
         var generation = 0
         var connecting = false
@@ -96,7 +98,10 @@ final class PostgreSQLSession: Sendable {
             state.retry?.cancel()
             state.retry = nil
             state.generation += 1
-            defer { state.connection = nil }
+            defer {
+                state.connection = nil
+                state.write = nil
+            }
             return (state.connection, listener)
         }
         closing.1?.stop()
@@ -130,29 +135,37 @@ final class PostgreSQLSession: Sendable {
         let logger = logger
         PostgresConnection.connect(on: eventLoop, configuration: configuration, id: generation, logger: logger)
             .flatMap { connection in
-                PostgreSQLSchema.ensure(on: connection, logger: logger).map { connection }.flatMapError { error in
-                    Self.close(connection)
-                    return connection.eventLoop.makeFailedFuture(error)
-                }
+                PostgreSQLSchema.ensure(on: connection, logger: logger)
+                    .flatMap {
+                        connection.prepare(query: PostgreSQLStatements.writeSQL).flatMapErrorThrowing { error in
+                            throw DefaultsError.postgres(error, while: "Preparing the write statement")
+                        }
+                    }
+                    .map { (connection, $0) }
+                    .flatMapError { error in
+                        Self.close(connection)
+                        return connection.eventLoop.makeFailedFuture(error)
+                    }
             }
             .whenComplete { [weak self] result in
                 switch result {
-                case .success(let connection):
+                case .success(let (connection, write)):
                     guard let self else { return Self.close(connection) }
-                    self.connected(connection, generation: generation)
+                    self.connected(connection, write: write, generation: generation)
                 case .failure(let error):
                     self?.failedToConnect(error, generation: generation)
                 }
             }
     }
 
-    private func connected(_ connection: PostgresConnection, generation: Int) {
+    private func connected(_ connection: PostgresConnection, write: PreparedQuery, generation: Int) {
         let namespaces = state.withLock { state -> [PostgreSQLNamespace]? in
             guard state.generation == generation else { return nil }
             state.connecting = false
             state.failures = 0
             state.lastFailure = nil
             state.connection = connection
+            state.write = write
             state.listening = [:]
             if state.heartbeat == nil {
                 let period = TimeAmount(options.heartbeat)
@@ -186,11 +199,14 @@ final class PostgreSQLSession: Sendable {
         let namespaces = state.withLock { state -> [PostgreSQLNamespace] in
             guard state.generation == generation, state.connection != nil else { return [] }
             state.connection = nil
+            state.write = nil
             state.listening = [:]
             let namespaces = state.namespaces.values.compactMap(\.namespace)
             if !namespaces.isEmpty { scheduleRetry(&state) }
             return namespaces
         }
+        // A connection closed on purpose (the last store closed) is of an older generation.
+        guard !namespaces.isEmpty else { return }
         logger.notice("The connection to \(options.serverDescription) dropped; reconnecting.")
         for namespace in namespaces { namespace.connectionLost() }
     }
@@ -250,13 +266,26 @@ final class PostgreSQLSession: Sendable {
     /// that times out closes the connection (its state is unknown) and fails with
     /// ``PostgreSQLTimeout``.
     func run(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
-        let (connection, failure) = state.withLock { ($0.connection, $0.lastFailure) }
-        guard let connection else {
+        let logger = logger
+        return run { connection, _ in connection.query(query, logger: logger) }
+    }
+
+    /// Runs the prepared write (``PostgreSQLStatements/writeSQL``) with `binds`, like
+    /// ``run(_:)``, and returns its rows.
+    func runWrite(_ binds: [PostgresData]) -> EventLoopFuture<[PostgresRow]> {
+        run { _, write in write.execute(binds) }
+    }
+
+    private func run<Value: Sendable>(
+        _ send: (PostgresConnection, PreparedQuery) -> EventLoopFuture<Value>
+    ) -> EventLoopFuture<Value> {
+        let (connection, write, failure) = state.withLock { ($0.connection, $0.write, $0.lastFailure) }
+        guard let connection, let write else {
             var message = "Not connected to \(options.serverDescription) (reconnecting); nothing was written."
             if let failure { message += " Last attempt: \(failure.message)" }
             return eventLoop.makeFailedFuture(DefaultsError.postgres(.unavailable, message, cause: failure))
         }
-        let promise = eventLoop.makePromise(of: PostgresQueryResult.self)
+        let promise = eventLoop.makePromise(of: Value.self)
         let answered = Atomic(false)
         let timeout = options.timeout
         let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
@@ -264,7 +293,7 @@ final class PostgreSQLSession: Sendable {
             promise.fail(PostgreSQLTimeout(limit: timeout))
             Self.close(connection)
         }
-        connection.query(query, logger: logger).whenComplete { result in
+        send(connection, write).whenComplete { result in
             timer.cancel()
             guard !answered.exchange(true, ordering: .relaxed) else { return }
             promise.completeWith(result)

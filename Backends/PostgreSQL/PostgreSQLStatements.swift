@@ -5,6 +5,7 @@ import PostgresNIO
 /// common table expressions), so it is its own transaction: it bumps the namespace's revision
 /// (taking the row's lock, which orders the namespace's writers), upserts the values with that
 /// revision and, if anything changed, queues the notification that is sent when it commits.
+/// The write, the one statement on the path of every `setValue` and `apply`, is prepared.
 enum PostgreSQLStatements {
     /// What a write committed: its revision, and whether any stored value changed.
     struct Commit: Sendable {
@@ -43,9 +44,28 @@ enum PostgreSQLStatements {
             RETURNING n.revision)
         """
 
-    /// Upserts `changes` (each key once): a removal is stored as a removal marker, so that other
-    /// clients learn of it by revision. A value equal to the stored bytes is left alone.
-    static func write(namespace: String, channel: String, changes: [DefaultsChange]) -> PostgresQuery {
+    /// The write: upserts the changes (each key once) given as two arrays, keys (`$2`) and values
+    /// (`$4`); a removal is stored as a removal marker, so that other clients learn of it by
+    /// revision. A value equal to the stored bytes is left alone.
+    ///
+    /// Prepared once per connection (``PostgreSQLSession``): parsing and planning this statement
+    /// costs the server about as much as executing it for one key, so an unprepared write took
+    /// measurably longer than a raw upsert (Docs/Performance.md, "PostgreSQL").
+    static let writeSQL = """
+        WITH \(bumpRevision),
+        up AS (
+            INSERT INTO anydefaults_values AS v (namespace, key, value, revision)
+            SELECT $1, c.key, NULLIF(c.value, ''::bytea), ns.revision FROM ns, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
+            ON CONFLICT (namespace, digest) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
+                WHERE v.value IS DISTINCT FROM EXCLUDED.value
+            RETURNING 1),
+        changed AS (SELECT count(*) AS n FROM up)
+        SELECT ns.revision, changed.n > 0, CASE WHEN changed.n > 0 THEN \(notify("$3")) END FROM ns, changed
+        """
+
+    /// The parameters of ``writeSQL`` for `changes`, in the binary format the prepared statement
+    /// takes (`text`, `bytea[]`, `text`, `bytea[]`).
+    static func writeBinds(namespace: String, channel: String, changes: [DefaultsChange]) -> [PostgresData] {
         var keys: [ByteBuffer] = []
         var values: [ByteBuffer] = []
         keys.reserveCapacity(changes.count)
@@ -55,24 +75,18 @@ enum PostgreSQLStatements {
             // The empty bytea marks a removal: every encoded value has at least its tag byte.
             values.append(change.value.map { ByteBuffer(bytes: BinaryValueCodec.encode($0)) } ?? ByteBuffer())
         }
-        var binds = PostgresBindings(capacity: 5)
-        binds.append(namespace)
-        binds.append(keys)
-        binds.append(channel)
-        binds.append(values)
-        return PostgresQuery(
-            unsafeSQL: """
-                WITH \(bumpRevision),
-                up AS (
-                    INSERT INTO anydefaults_values AS v (namespace, key, value, revision)
-                    SELECT $1, c.key, NULLIF(c.value, ''::bytea), ns.revision FROM ns, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
-                    ON CONFLICT (namespace, digest) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
-                        WHERE v.value IS DISTINCT FROM EXCLUDED.value
-                    RETURNING 1),
-                changed AS (SELECT count(*) AS n FROM up)
-                SELECT ns.revision, changed.n > 0, CASE WHEN changed.n > 0 THEN \(notify("$3")) END FROM ns, changed
-                """,
-            binds: binds)
+        return [
+            PostgresData(type: .text, value: ByteBuffer(string: namespace)),
+            PostgresData(type: .byteaArray, value: encoded(keys)),
+            PostgresData(type: .text, value: ByteBuffer(string: channel)),
+            PostgresData(type: .byteaArray, value: encoded(values)),
+        ]
+    }
+
+    private static func encoded(_ array: [ByteBuffer]) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        array.encode(into: &buffer, context: .default)
+        return buffer
     }
 
     /// Marks every stored key of the namespace removed, and returns the keys.
@@ -115,17 +129,31 @@ enum PostgreSQLStatements {
             binds: binds)
     }
 
-    /// Decodes the row a write or removeAll returns.
-    static func commit(_ result: PostgresQueryResult) throws -> Commit {
-        guard let row = result.rows.first else {
+    /// Decodes the row ``writeSQL`` returns: the revision and whether anything changed.
+    ///
+    /// The cells are read as binary whatever format the row reports: postgres-nio's
+    /// `PreparedQuery` asks the server for binary results but describes the columns with the
+    /// text format of the statement's description.
+    static func writeCommit(_ rows: [PostgresRow]) throws -> Commit {
+        guard let row = rows.first else {
             throw DefaultsError.postgres(.internalError, "The server returned no revision for a write.")
         }
-        if row.count == 4 {
-            let (revision, changed, keys, _) = try row.decode((Int64, Bool, [ByteBuffer]?, String?).self)
-            return Commit(revision: revision, changed: changed, removedKeys: (keys ?? []).map { Array(buffer: $0) })
+        let cells = row.makeRandomAccess()
+        guard cells.count == 3, var revision = cells[0].bytes, var changed = cells[1].bytes else {
+            throw DefaultsError.postgres(.internalError, "The server's answer to a write has an unexpected shape.")
         }
-        let (revision, changed, _) = try row.decode((Int64, Bool, String?).self)
-        return Commit(revision: revision, changed: changed)
+        return Commit(
+            revision: try Int64(from: &revision, type: .int8, format: .binary, context: .default),
+            changed: try Bool(from: &changed, type: .bool, format: .binary, context: .default))
+    }
+
+    /// Decodes the row a remove or removeAll returns.
+    static func commit(_ rows: [PostgresRow]) throws -> Commit {
+        guard let row = rows.first else {
+            throw DefaultsError.postgres(.internalError, "The server returned no revision for a write.")
+        }
+        let (revision, changed, keys, _) = try row.decode((Int64, Bool, [ByteBuffer]?, String?).self)
+        return Commit(revision: revision, changed: changed, removedKeys: (keys ?? []).map { Array(buffer: $0) })
     }
 
     /// The rows written after `revision` (removal markers included), or with `full`, every stored

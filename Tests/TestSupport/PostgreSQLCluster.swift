@@ -10,6 +10,11 @@ import Synchronization
 /// let store = try PostgreSQLProvider(url: cluster.storeString(namespace: "t1"))
 /// ```
 ///
+/// A cluster made with `tls: true` also accepts TLS (`ssl=on`) with a server certificate for the
+/// host name `localhost` only, signed by a throwaway certificate authority (``certificateAuthorityFile``);
+/// ``otherCertificateAuthorityFile`` is a second authority that signed nothing of this cluster.
+/// Both are made with `openssl` in the cluster's directory (scripts/bootstrap installs it).
+///
 /// When the tests run as root, the server runs as the `postgres` system user (which the package
 /// creates), since PostgreSQL refuses to run as root. The shared cluster stops when the test
 /// process exits; a watchdog process stops it too if the test process dies without exiting. If no
@@ -30,31 +35,48 @@ public final class PostgreSQLCluster: Sendable {
     public let directory: String
     public let socketDirectory: String
     public let port: Int
+    /// With TLS: the certificate (PEM) of the authority that signed the server's certificate.
+    public let certificateAuthorityFile: String?
+    /// With TLS: the certificate (PEM) of an authority that signed nothing of this cluster.
+    public let otherCertificateAuthorityFile: String?
     private let binaries: String
     private let runAs: String?
     private let stopped = Mutex(false)
 
-    private static let sharedCluster = Mutex<Result<PostgreSQLCluster, Unavailable>?>(nil)
+    /// The shared clusters, by whether they accept TLS.
+    private static let sharedClusters = Mutex<[Bool: Result<PostgreSQLCluster, Unavailable>]>([:])
 
     /// The cluster shared by the tests of this process, started on first use and stopped when the
     /// process exits.
     public static func shared() throws -> PostgreSQLCluster {
-        try sharedCluster.withLock { slot in
-            if slot == nil {
-                slot = Result { () throws(Unavailable) in try PostgreSQLCluster(purpose: "shared") }
-                if case .success = slot { atexit { PostgreSQLCluster.stopShared() } }
+        try shared(tls: false)
+    }
+
+    /// The cluster with TLS shared by the tests of this process (see ``init(purpose:tls:)``),
+    /// started on first use and stopped when the process exits.
+    public static func sharedWithTLS() throws -> PostgreSQLCluster {
+        try shared(tls: true)
+    }
+
+    private static func shared(tls: Bool) throws -> PostgreSQLCluster {
+        try sharedClusters.withLock { clusters in
+            if clusters[tls] == nil {
+                let started = Result { () throws(Unavailable) in try PostgreSQLCluster(purpose: tls ? "shared-tls" : "shared", tls: tls) }
+                let firstStarted = !clusters.values.contains { (try? $0.get()) != nil }
+                clusters[tls] = started
+                if case .success = started, firstStarted { atexit { PostgreSQLCluster.stopShared() } }
             }
-            return try slot!.get()
+            return try clusters[tls]!.get()
         }
     }
 
     private static func stopShared() {
-        if case .success(let cluster) = sharedCluster.withLock({ $0 }) { cluster.stop() }
+        for case .success(let cluster) in sharedClusters.withLock({ Array($0.values) }) { cluster.stop() }
     }
 
     /// Starts a cluster of its own, for a test that restarts or stops the server; call ``stop()``
-    /// when done.
-    public init(purpose: String) throws(Unavailable) {
+    /// when done. With `tls`, the server accepts TLS connections too (see the type's description).
+    public init(purpose: String, tls: Bool = false) throws(Unavailable) {
         binaries = try Self.findBinaries()
         runAs = geteuid() == 0 ? "postgres" : nil
         if let runAs, getpwnam(runAs) == nil {
@@ -71,6 +93,14 @@ public final class PostgreSQLCluster: Sendable {
         } catch {
             throw Unavailable(description: "Cannot prepare \(directory) for a PostgreSQL cluster: \(error)")
         }
+        if tls {
+            let authorities = try Self.makeCertificates(in: directory + "/tls", serverOwner: runAs)
+            certificateAuthorityFile = authorities.signer
+            otherCertificateAuthorityFile = authorities.other
+        } else {
+            certificateAuthorityFile = nil
+            otherCertificateAuthorityFile = nil
+        }
         var lastFailure = ""
         var started: Int?
         // A free port can be taken by someone else before the server binds it: try a few.
@@ -83,6 +113,7 @@ public final class PostgreSQLCluster: Sendable {
                         "--auth-local", "trust", "--auth-host", "scram-sha-256", "-E", "UTF8", "--locale", "C", "--no-sync",
                     ]
                     try Self.run("initdb", arguments, binaries: binaries, runAs: runAs, directory: directory)
+                    if tls { try Self.enableTLS(directory: directory) }
                 }
                 try Self.run("pg_ctl", Self.startArguments(directory: directory, port: port), binaries: binaries, runAs: runAs, directory: directory)
                 started = port
@@ -154,6 +185,60 @@ public final class PostgreSQLCluster: Sendable {
     }
 
     // MARK: Internals
+
+    /// Makes, with `openssl` in `folder`: an authority that signs a certificate for the host name
+    /// `localhost` (no address), the server's key (readable by `serverOwner` only, as the server
+    /// demands), and a second authority. Returns the two authorities' certificates.
+    private static func makeCertificates(in folder: String, serverOwner: String?) throws(Unavailable) -> (signer: String, other: String) {
+        guard let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/bin/openssl"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw Unavailable(description: "openssl was not found (the TLS tests make their certificates with it): run scripts/bootstrap.")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try Data("subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n".utf8)
+                .write(to: URL(fileURLWithPath: folder + "/server.ext"))
+        } catch {
+            throw Unavailable(description: "Cannot prepare \(folder) for the test certificates: \(error)")
+        }
+        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        let commands: [[String]] = [
+            ["req", "-x509"] + key + ["-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=AnyDefaults test CA",
+             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+            ["req", "-x509"] + key + ["-keyout", "other-ca.key", "-out", "other-ca.crt", "-days", "2", "-subj", "/CN=AnyDefaults other test CA",
+             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+            ["req"] + key + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"],
+            ["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.crt",
+             "-days", "2", "-extfile", "server.ext"],
+        ]
+        for arguments in commands {
+            let status = spawnAndWait(
+                ["/bin/sh", "-c", #"cd "$1" && shift && exec "$@" </dev/null >/dev/null 2>openssl.err"#, "sh", folder, openssl] + arguments,
+                environment: ProcessInfo.processInfo.environment)
+            guard status == 0 else {
+                let errorText = (try? String(contentsOfFile: folder + "/openssl.err", encoding: .utf8)) ?? ""
+                throw Unavailable(description: "openssl \(arguments.joined(separator: " ")) failed (status \(status)): \(errorText)")
+            }
+        }
+        // The server refuses a key that others can read, or that it does not own.
+        chmod(folder + "/server.key", 0o600)
+        if let serverOwner, let owner = getpwnam(serverOwner) {
+            for file in ["server.key", "server.crt"] { chown(folder + "/" + file, owner.pointee.pw_uid, owner.pointee.pw_gid) }
+        }
+        return (folder + "/ca.crt", folder + "/other-ca.crt")
+    }
+
+    /// Turns TLS on in the cluster's configuration (so that it stays on across restarts).
+    private static func enableTLS(directory: String) throws(Unavailable) {
+        let settings = "\nssl = on\nssl_cert_file = '\(directory)/tls/server.crt'\nssl_key_file = '\(directory)/tls/server.key'\n"
+        do {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/data/postgresql.conf"))
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(settings.utf8))
+        } catch {
+            throw Unavailable(description: "Cannot turn TLS on in \(directory)/data/postgresql.conf: \(error)")
+        }
+    }
 
     /// `pg_ctl start` for the cluster in `directory`: its socket there, TCP on loopback only.
     private static func startArguments(directory: String, port: Int) -> [String] {

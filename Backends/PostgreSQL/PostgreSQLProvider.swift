@@ -61,7 +61,7 @@ public final class PostgreSQLProvider: DefaultsProvider {
         try self.init(joining: options.validated())
         do {
             _ = try PostgreSQLWait.result(
-                of: namespace.loaded(), within: options.connectTimeout + options.timeout * 2 + .seconds(1),
+                of: opened(), within: options.connectTimeout + options.timeout * 3 + .seconds(1),
                 action: "Opening the namespace \"\(options.namespace)\" on \(options.serverDescription)")
         } catch {
             close()
@@ -80,12 +80,20 @@ public final class PostgreSQLProvider: DefaultsProvider {
     public static func open(options: Options) async throws(DefaultsError) -> PostgreSQLProvider {
         let provider = try PostgreSQLProvider(joining: options.validated())
         do {
-            try await PostgreSQLWait.result(of: provider.namespace.loaded(), action: "Opening the namespace \"\(options.namespace)\"")
+            try await PostgreSQLWait.result(of: provider.opened(), action: "Opening the namespace \"\(options.namespace)\"")
         } catch {
             provider.close()
             throw error
         }
         return provider
+    }
+
+    /// Succeeds once the namespace is loaded and holds everything committed when the store was
+    /// opened: another instance of this process may have loaded it earlier, and its replica may
+    /// not have caught up yet with what other machines wrote since (one more round trip).
+    private func opened() -> EventLoopFuture<Void> {
+        let namespace = namespace
+        return namespace.loaded().flatMap { namespace.refresh() }
     }
 
     /// Joins the namespace (which starts loading it); the caller waits for the load.

@@ -8,7 +8,9 @@ private let userDefaults = BackendConformance(
     store: "userdefaults:{id}", capabilities: UserDefaultsProvider.supportedCapabilities,
     cleanup: { storage in try UserDefaultsProvider.removeSuite(named: storage.identifier) })
 
-@Suite struct UserDefaultsConformanceTests {
+// One group at a time: every suite of this process shares the preferences directory's lock, and
+// several groups rewriting 70 000-entry suites at once kept it past the lock timeout (`busy`).
+@Suite(.serialized) struct UserDefaultsConformanceTests {
     @Test(arguments: BackendConformance.Group.allCases)
     func plain(_ group: BackendConformance.Group) async throws { try await userDefaults.run(group, cached: false) }
 

@@ -94,7 +94,10 @@ import TestSupport
             try cluster.restart(downFor: .milliseconds(300))
         }
         try lockOut(cluster, false)
-        #expect(failures > 0, "the writer should have met the restart")
+        // Whether a write fails depends on whether the writer reconnected before its next write
+        // (it did, in 1 of several CI runs under load); the listener, locked out across the restart,
+        // must catch up either way, which is what this test is about.
+        _ = failures
         try expectNothingLost(events, listener, count: 200)
     }
 

@@ -190,15 +190,34 @@ public final class JSONFileProvider: DefaultsProvider {
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
         let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
         guard !changes.isEmpty else { return }
-        try store.update(from: instance, options: options) { values in
-            var values = values
-            var events: [DefaultsChangeEvent] = []
-            for change in changes where values[change.key] != change.value {
-                values[change.key] = change.value
-                events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
-            }
-            return (values, events)
+        try store.update(from: instance, options: options) { values in Self.applying(changes, to: values) }
+    }
+
+    /// `values` with `changes` applied, and the events of the keys whose value changed.
+    private static func applying(
+        _ changes: [DefaultsChange], to values: [String: DefaultsValue]
+    ) -> (values: [String: DefaultsValue], events: [DefaultsChangeEvent]) {
+        var values = values
+        var events: [DefaultsChangeEvent] = []
+        for change in changes where values[change.key] != change.value {
+            values[change.key] = change.value
+            events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
         }
+        return (values, events)
+    }
+
+    /// Compares and applies with one write of the file, under the lock that every writer of
+    /// every process holds: atomic against all of them. Nothing is written if a value differs or
+    /// no value changes.
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        let expected = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
+        var applied = false
+        try store.update(from: instance, options: options) { values in
+            applied = expected.allSatisfy { values[$0.key] == $0.value }
+            return applied ? Self.applying(changes, to: values) : (values, [])
+        }
+        return applied
     }
 
     /// Removes the unchanged keys with one write of the file, under the lock that every writer

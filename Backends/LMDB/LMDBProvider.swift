@@ -204,6 +204,36 @@ public final class LMDBProvider: DefaultsProvider {
         }
     }
 
+    /// Compares and applies in one LMDB write transaction: no other writer, in this process or
+    /// another, comes between the comparison and the changes. A damaged value counts as changed.
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        let expected = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
+        try checkOpen()
+        let prepared = changes.map(LMDBPreparedChange.init)
+        let size = prepared.reduce(0) { $0 + $1.size }
+        var applied = false
+        try write(estimatedSize: size) { transaction throws(DefaultsError) in
+            applied = false
+            for (key, value) in expected {
+                let stored: DefaultsValue?
+                do throws(DefaultsError) {
+                    stored = try transaction.value(forKey: key, scheme: scheme)
+                } catch where error.code == .corrupted {
+                    return []
+                }
+                guard stored == value else { return [] }
+            }
+            applied = true
+            var events: [DefaultsChangeEvent] = []
+            for change in prepared where try transaction.apply(change, scheme: scheme) {
+                events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
+            }
+            return events
+        }
+        return applied
+    }
+
     /// Compares and removes in one LMDB write transaction: no other writer, in this process or
     /// another, comes between the comparison and the removal. A damaged value counts as changed.
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {

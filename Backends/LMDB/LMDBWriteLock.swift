@@ -43,7 +43,7 @@ struct LMDBWriteLock: Sendable {
                 throw DefaultsError(
                     .busy,
                     "Another process kept the store locked for writing beyond the lock timeout "
-                        + "(LMDBProvider.Options.lockTimeout, \(timeout)); it may be stopped.",
+                        + "of \(timeout) (locktimeout=SECONDS in a store string, LMDBProvider.Options.lockTimeout in code); it may be stopped.",
                     backend: LMDBProvider.backend, path: path)
             }
             usleep(pause)

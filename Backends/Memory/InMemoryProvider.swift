@@ -148,6 +148,24 @@ public final class InMemoryProvider: DefaultsProvider {
         broadcaster.deliverPending()
     }
 
+    /// Compares and applies under the store's lock: atomic against every other thread.
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        let expected = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
+        let applied = storage.withLock { storage in
+            guard expected.allSatisfy({ storage[$0.key] == $0.value }) else { return false }
+            var events: [DefaultsChangeEvent] = []
+            for change in changes where storage[change.key] != change.value {
+                storage[change.key] = change.value
+                events.append(DefaultsChangeEvent(key: change.key, newValue: change.value))
+            }
+            broadcaster.enqueue(events)
+            return true
+        }
+        broadcaster.deliverPending()
+        return applied
+    }
+
     /// Removes the unchanged keys under the store's lock: atomic against every other thread.
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
         let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)

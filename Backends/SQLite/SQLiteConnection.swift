@@ -213,19 +213,51 @@ final class SQLiteConnection {
         let statements = try open()
         return try transaction(with: statements, action: "Applying the changes", logPosition: logPosition) {
             () throws(DefaultsError) in
-            let logging = try isWatched(with: statements)
-            // Only the changes that really change a value are reported and logged: each write
-            // then says whether it changed its row (no read of the old value).
-            let comparing = reportingEvents || logging
-            var events: [DefaultsChangeEvent] = []
-            if reportingEvents { events.reserveCapacity(changes.count) }
-            for change in changes {
-                guard try write(change, comparing: comparing, with: statements), comparing else { continue }
-                if logging { try log(change.key, with: statements) }
-                if reportingEvents { events.append(DefaultsChangeEvent(key: change.key, newValue: change.value)) }
-            }
-            return events
+            try write(changes, reportingEvents: reportingEvents, with: statements)
         }
+    }
+
+    /// Writes `changes` inside a transaction and returns their events (if `reportingEvents`).
+    private func write(_ changes: [DefaultsChange], reportingEvents: Bool, with statements: Statements) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        let logging = try isWatched(with: statements)
+        // Only the changes that really change a value are reported and logged: each write
+        // then says whether it changed its row (no read of the old value).
+        let comparing = reportingEvents || logging
+        var events: [DefaultsChangeEvent] = []
+        if reportingEvents { events.reserveCapacity(changes.count) }
+        for change in changes {
+            guard try write(change, comparing: comparing, with: statements), comparing else { continue }
+            if logging { try log(change.key, with: statements) }
+            if reportingEvents { events.append(DefaultsChangeEvent(key: change.key, newValue: change.value)) }
+        }
+        return events
+    }
+
+    /// Applies canonical, validated `changes` in one transaction if every key of `expected`
+    /// (canonical) holds exactly its value (`nil`: no row), else nothing; `reportingEvents` and
+    /// `logPosition` as in ``apply(_:reportingEvents:logPosition:)``. A damaged value counts as
+    /// changed.
+    func apply(
+        _ changes: [DefaultsChange], ifUnchanged expected: [(key: String, value: DefaultsValue?)], reportingEvents: Bool, logPosition: Int64?
+    ) throws(DefaultsError) -> (applied: Bool, events: SQLiteCommitEvents) {
+        let statements = try open()
+        var applied = false
+        let events = try transaction(with: statements, action: "Applying the changes", logPosition: logPosition) {
+            () throws(DefaultsError) in
+            applied = false
+            for (key, value) in expected {
+                let stored: DefaultsValue?
+                do throws(DefaultsError) {
+                    stored = try read(key, with: statements)
+                } catch where error.code == .corrupted {
+                    return []
+                }
+                guard stored == value else { return [] }
+            }
+            applied = true
+            return try write(changes, reportingEvents: reportingEvents, with: statements)
+        }
+        return (applied, events)
     }
 
     /// Removes each key of `expected` (canonical) that holds exactly its value, in one transaction,

@@ -235,6 +235,20 @@ public final class SQLiteProvider: DefaultsProvider {
         }
     }
 
+    /// Compares and applies in one SQLite transaction: no other connection or process writes
+    /// between the comparison and the changes.
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        let expected = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
+        var applied = false
+        try write(removingOnly: changes.allSatisfy { $0.value == nil }) { connection, reportingEvents, logPosition throws(DefaultsError) in
+            let result = try connection.apply(changes, ifUnchanged: expected, reportingEvents: reportingEvents, logPosition: logPosition)
+            applied = result.applied
+            return result.events
+        }
+        return applied
+    }
+
     /// Compares and removes in one SQLite transaction: no other connection or process writes
     /// between the comparison and the removal.
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {

@@ -136,6 +136,20 @@ public final class UserDefaultsProvider: DefaultsProvider {
         try store.apply(nil, from: instanceID, options: options)
     }
 
+    /// Compares and applies with one replacement of the suite file under the lock every writer
+    /// using this library holds (on Linux: atomic against all of them). On Apple platforms
+    /// CFPreferences has no transactions: it is atomic against this process's writers only.
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
+        let expected = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
+        var applied = false
+        try store.update(from: instanceID, options: options) { values in
+            applied = expected.allSatisfy { values[$0.key] == $0.value }
+            return applied ? changes : []
+        }
+        return applied
+    }
+
     /// Removes the unchanged keys with one replacement of the suite file under the lock every
     /// writer using this library holds (on Linux: atomic against all of them). On Apple platforms
     /// CFPreferences has no transactions: it is atomic against this process's writers only.
@@ -224,7 +238,7 @@ public final class UserDefaultsProvider: DefaultsProvider {
         func reject(_ reason: String) -> DefaultsError {
             DefaultsError(
                 .invalidConfiguration,
-                "The suite name \(suiteName.debugDescription) \(reason). Pass nil for the standard suite, or a name such as \"com.example.app\".",
+                "The suite name \(suiteName.debugDescription) \(reason). Give a name such as \"com.example.app\", or none for the standard suite (`userdefaults:` without a suite in a store string; a nil suite name in code).",
                 backend: backend)
         }
         if suiteName.isEmpty { throw reject("is empty") }

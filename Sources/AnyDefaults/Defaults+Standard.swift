@@ -81,6 +81,31 @@ extension Defaults {
         try Defaults(configuration: standardConfiguration(environment: environment, registry: registry), registry: registry)
     }
 
+    /// The store ``standard`` opens in the program named `appName` when it runs with
+    /// `environment`: what a tool outside the app opens to reach the app's settings (the
+    /// `anydefaults --app NAME` option).
+    ///
+    /// The same resolution as ``makeStandard(environment:registry:)``, with the fallback
+    /// `userdefaults:` (the standard suite, which belongs to the running program) made the suite
+    /// of `appName`: on Apple platforms the app's bundle identifier, elsewhere its bundle
+    /// identifier or, without one, its process name (what Foundation names the standard suite
+    /// after).
+    ///
+    /// ```swift
+    /// let settings = try Defaults(configuration: Defaults.standardConfiguration(forApp: "com.example.app"))
+    /// ```
+    public static func standardConfiguration(
+        forApp appName: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        registry: ProviderRegistry = .standard
+    ) throws(DefaultsError) -> StoreConfiguration {
+        var configuration = try standardConfiguration(environment: environment, registry: registry)
+        if configuration.scheme == "userdefaults", configuration.location.isEmpty {
+            configuration.location = appName
+        }
+        return configuration
+    }
+
     /// Which store ``makeStandard(environment:registry:)`` opens.
     static func standardConfiguration(environment: [String: String], registry: ProviderRegistry) throws(DefaultsError) -> StoreConfiguration {
         if let configured = try StoreConfiguration.resolve(environment: environment) { return configured }

@@ -76,6 +76,7 @@ extension ProviderRegistry {
                 StoreOption("mapsize", values: "size", summary: "initial map size, e.g. 64MiB (default 4MiB); grows by itself"),
                 StoreOption("maxsize", values: "size", summary: "the most the map may grow to, e.g. 8GiB (default 1GiB)"),
                 StoreOption("durability", values: "synced|nosync", summary: "sync each commit (default), or survive only an application crash"),
+                StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default 5)"),
             ],
             identity: { LMDBProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
@@ -83,7 +84,8 @@ extension ProviderRegistry {
             let options = try LMDBProvider.Options(
                 initialMapSize: configuration.byteCountOption("mapsize", default: defaults.initialMapSize),
                 maximumMapSize: configuration.byteCountOption("maxsize", default: defaults.maximumMapSize),
-                durability: configuration.option("durability", choices: ["synced": .synced, "nosync": .noSync], default: .synced))
+                durability: configuration.option("durability", choices: ["synced": .synced, "nosync": .noSync], default: .synced),
+                lockTimeout: .seconds(configuration.intOption("locktimeout", in: 0...86_400, default: 5)))
             return try LMDBProvider(path: configuration.location, options: options)
         }
         // libpq's two spellings, so that a DATABASE_URL can be pasted as it is.

@@ -10,8 +10,14 @@ struct AnyDefaultsCommand: AsyncParsableCommand {
         abstract: "Read, write, export and watch settings in any AnyDefaults store.",
         discussion: """
             The store is named by --store, else by ANYDEFAULTS_STORE, else by the JSON file \
-            ANYDEFAULTS_CONFIG names, else it is the SQLite store \
+            ANYDEFAULTS_CONFIG names, else it is the tool's own SQLite store \
             $XDG_DATA_HOME/anydefaults/defaults.sqlite (~/.local/share/anydefaults/defaults.sqlite).
+            An app's Defaults.standard keeps its settings elsewhere: in ANYDEFAULTS_STORE or the \
+            configuration file when the app runs with them, else in its UserDefaults suite \
+            (userdefaults:NAME; on Linux the file $XDG_CONFIG_HOME/NAME.plist, \
+            ~/.config/NAME.plist; on Apple platforms the app's preferences domain), NAME being \
+            the app's bundle identifier or, without one, its process name. --app NAME opens that \
+            store.
             Store strings: memory:, json:PATH, sqlite:PATH, lmdb:DIR, userdefaults:[SUITE], with \
             options after '?', e.g. sqlite:~/prefs.sqlite?durability=full&cache=off.
 
@@ -19,7 +25,7 @@ struct AnyDefaultsCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ReadCommand.self, ReadTypeCommand.self, WriteCommand.self, DeleteCommand.self, KeysCommand.self,
-            ExportCommand.self, ImportCommand.self, MigrateCommand.self, WatchCommand.self,
+            ExportCommand.self, ImportCommand.self, MigrateCommand.self, WatchCommand.self, DomainsCommand.self,
             BenchCommand.self, VerifyCommand.self, TourCommand.self,
         ]
     )

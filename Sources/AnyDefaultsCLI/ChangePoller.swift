@@ -18,6 +18,9 @@ struct ChangePoller {
                     var last = try provider.allValues()
                     while !Task.isCancelled {
                         try await Task.sleep(for: interval)
+                        // A backend that keeps a copy in memory (json:?watch=off) reads its storage
+                        // again only when asked to.
+                        try provider.synchronize()
                         let now = try provider.allValues()
                         for key in Set(last.keys).union(now.keys).sorted() where last[key] != now[key] {
                             continuation.yield(DefaultsChangeEvent(key: key, newValue: now[key], origin: .external))

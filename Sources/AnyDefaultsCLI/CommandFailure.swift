@@ -10,6 +10,8 @@ enum ExitStatus {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
+    /// A service the command needs does not exist here (`domains` on Apple platforms).
+    static let unavailable: Int32 = 69
     static let software: Int32 = 70
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
@@ -20,7 +22,8 @@ enum ExitStatus {
     static let summary = """
         Exit status: 0 success; 1 key not found (read) or a failed check (verify); 64 usage or \
         configuration error; 65 bad input data (a value, an import file); 66 an input file is \
-        missing or unreadable; 70 internal \
+        missing or unreadable, or the store a reading command names does not exist; 69 not \
+        available on this platform (domains on Apple platforms); 70 internal \
         error; 73 the output file cannot be written; 74 store I/O failure or damaged store; 75 \
         store busy (another process holds it); 77 permission denied; \
         128+N ended by signal N (bench, verify and tour remove their scratch storage first).

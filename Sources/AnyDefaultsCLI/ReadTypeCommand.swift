@@ -8,7 +8,7 @@ struct ReadTypeCommand: ParsableCommand {
         discussion: """
             Prints one word: string, int, double, bool, date, data, array or dictionary (the \
             --type names of `write`; an array or dictionary is written back with --type json). \
-            An absent key exits with status 1.
+            An absent key exits with status 1, a store that does not exist with 66.
             """)
 
     @OptionGroup var store: StoreOptions

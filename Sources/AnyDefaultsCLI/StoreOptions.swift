@@ -14,6 +14,18 @@ struct StoreOptions: ParsableArguments {
             valueName: "store"))
     var store: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store where Defaults.standard of the app NAME keeps its settings: ANYDEFAULTS_STORE or the configuration file when set (as they would be for the app), else its UserDefaults suite (NAME: the app's bundle identifier, or its process name when it has none).",
+            valueName: "name"))
+    var app: String?
+
+    func validate() throws {
+        if store != nil, app != nil { throw ValidationError("Give --store or --app, not both.") }
+        if let app, app.isEmpty { throw ValidationError("--app needs the app's name.") }
+    }
+
     /// `--store`, else `ANYDEFAULTS_STORE` (else the file `ANYDEFAULTS_CONFIG` names), else the
     /// SQLite store in the user's data directory; checked against its backend, with a path
     /// location made absolute.
@@ -21,9 +33,15 @@ struct StoreOptions: ParsableArguments {
     /// configuration file), so that a user who did not type `--store` knows what to fix.
     func configuration() throws(DefaultsError) -> StoreConfiguration {
         do {
-            let configuration =
-                try StoreConfiguration.resolve(explicit: store)
-                ?? StoreConfiguration(scheme: "sqlite", location: Self.defaultStorePath)
+            let configuration: StoreConfiguration
+            if let app {
+                // Found as the app's Defaults.standard finds it.
+                configuration = try Defaults.standardConfiguration(forApp: app)
+            } else {
+                configuration =
+                    try StoreConfiguration.resolve(explicit: store)
+                    ?? StoreConfiguration(scheme: "sqlite", location: Self.defaultStorePath)
+            }
             return try ProviderRegistry.standard.validate(configuration)
         } catch {
             throw source.attributing(error)
@@ -39,13 +57,25 @@ struct StoreOptions: ParsableArguments {
             return .environment
         }
         if let path = environment[StoreConfiguration.fileVariable], !path.isEmpty { return .file(path) }
+        if let app { return .app(app) }
         return .defaultStore
     }
 
-    /// Opens the store for a reading command (`read`, `read-type`, `keys`, `export`, `watch`;
-    /// `cached` for `watch`, which observes), a configuration error naming its source.
+    /// Opens the store for a command that only reads it (`read`, `read-type`, `keys`, `export`,
+    /// `watch`; `cached` for `watch`, which observes),
+    /// which must never create it: a store whose data file does not exist is a
+    /// ``CommandFailure`` "no such store" (66), and nothing is created, not even the default
+    /// store's directory. A store kept elsewhere than in a file (`memory:`, a server) is opened.
+    /// Checked before opening, so a store removed in between is created again by the open: a
+    /// backend opens its file with create rights, as every writer must.
     func openExisting(cached: Bool = false) throws -> (configuration: StoreConfiguration, provider: any DefaultsProvider) {
         let configuration = try configuration()
+        if let dataFile = try ProviderRegistry.standard.storeIdentity(of: configuration)?.files.first,
+            !FileManager.default.fileExists(atPath: dataFile)
+        {
+            try probe(configuration)
+            throw CommandFailure(ExitStatus.noInput, "no such store: \(configuration)\(source.naming)")
+        }
         let provider: any DefaultsProvider
         do {
             provider = try cached ? Self.open(configuration) : Self.openForCommand(configuration)
@@ -53,6 +83,22 @@ struct StoreOptions: ParsableArguments {
             throw source.attributing(error)
         }
         return (configuration, provider)
+    }
+
+    /// Reports a bad option value or suite name of a store that does not exist, as opening it
+    /// would: the backend checks them when it opens, so `configuration` is opened on scratch
+    /// storage (never the user's), removed at once.
+    private func probe(_ configuration: StoreConfiguration) throws {
+        let scratch = try ScratchArea(purpose: "probe")
+        defer { scratch.remove() }
+        do {
+            if configuration.scheme == "userdefaults", !configuration.location.isEmpty {
+                _ = try UserDefaultsProvider.propertyListURL(forSuite: configuration.location)
+            }
+            _ = try Self.openForCommand(scratch.place(configuration, name: "probe"))
+        } catch {
+            throw source.attributing(error)
+        }
     }
 
     /// `$XDG_DATA_HOME/anydefaults/defaults.sqlite`, or under `~/.local/share` when it is unset
@@ -122,6 +168,8 @@ enum StoreSource: Equatable {
     case environment
     /// The JSON file at this path, named by `ANYDEFAULTS_CONFIG`.
     case file(String)
+    /// `--app NAME`, with neither variable set: the app's standard UserDefaults suite.
+    case app(String)
     /// None of them: the SQLite store in the user's data directory.
     case defaultStore
 
@@ -131,7 +179,8 @@ enum StoreSource: Equatable {
         case .option: ""
         case .environment: " (named by \(StoreConfiguration.storeVariable))"
         case .file(let path): " (named by the configuration file \(path), from \(StoreConfiguration.fileVariable))"
-        case .defaultStore: " (the default store)"
+        case .app(let name): " (the standard store of the app \(name))"
+        case .defaultStore: " (the default store; `anydefaults write` creates it)"
         }
     }
 

@@ -8,7 +8,9 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Run the conformance checks on a scratch store of the same kind and options.",
         discussion: """
-            STORE's scheme and options (cache=off included) are kept; its location is replaced \
+            The store is STORE, else --store, else the store every command uses \
+            (ANYDEFAULTS_STORE, the configuration file, the default store); only its kind matters. \
+            Its scheme and options (cache=off included) are kept; its location is replaced \
             by scratch storage (a temporary directory, or a unique suite name), removed afterwards, \
             so the store itself is not touched. The checks are those of the AnyDefaultsTesting \
             conformance suite, for the capabilities the backend claims; groups it does not claim \
@@ -16,11 +18,19 @@ struct VerifyCommand: ParsableCommand {
             For a scheme of your own, see DefaultsConformanceVerifier in AnyDefaultsTesting.
             """)
 
-    @Argument(help: "The store string to verify, e.g. json:prefs.json or sqlite:x.sqlite?durability=full.")
-    var store: String
+    @Argument(help: ArgumentHelp("The store string to verify, e.g. json:prefs.json or sqlite:x.sqlite?durability=full.", valueName: "store"))
+    var storeArgument: String?
+
+    @OptionGroup var storeOptions: StoreOptions
 
     @Option(help: "The seed of the generated keys, values and operations (printed by every run), to reproduce a run.")
     var seed: UInt64?
+
+    func validate() throws {
+        if let storeArgument, let option = storeOptions.store, storeArgument != option {
+            throw ValidationError("Give the store once: as STORE or with --store.")
+        }
+    }
 
     func run() throws {
         var options = DefaultsConformanceSuite.Options()
@@ -28,6 +38,7 @@ struct VerifyCommand: ParsableCommand {
         let verifier = DefaultsConformanceVerifier(registry: .standard, options: options)
         // The suite runs this same command as its child process for the multi-process checks.
         if ConformanceChild.isRequested { verifier.serveChild() }
+        let store = try storeString()
         let configuration = try reportingErrors { try ProviderRegistry.standard.validate(StoreConfiguration(parsing: store)) }
         let scratch = try reportingErrors { try ScratchArea(purpose: "verify") }
         defer { scratch.remove() }
@@ -40,5 +51,18 @@ struct VerifyCommand: ParsableCommand {
                 track: { storage in scratch.track(directory: storage.directory, suite: isSuite ? storage.identifier : nil) })
         }
         if outcome.status != 0 { throw ExitCode(ExitStatus.negative) }
+    }
+
+    /// The store string to verify: STORE, else `--store`, else the store the other commands
+    /// would open (as a store string, so that the checks' child processes get it too).
+    func storeString() throws -> String {
+        switch (storeArgument, storeOptions.store) {
+        case (let argument?, _):
+            return argument
+        case (nil, let option?):
+            return option
+        case (nil, nil):
+            return try reportingErrors { try storeOptions.configuration().description }
+        }
     }
 }

@@ -10,11 +10,14 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             Each change prints as KEY<TAB>JSON (the new value as one line of exact JSON) or \
             KEY<TAB>(removed), written out at once; a key prints escaped as `keys` prints it. Runs until interrupted (Ctrl-C exits with \
-            status 0) or, with --count, until N changes were printed. Changes made by other \
-            processes are reported by backends with the externalChanges capability (json:, and \
-            userdefaults: on Linux); on other persistent backends (sqlite:, lmdb:) a note on \
-            standard error says so and watch reads the store four times a second instead, \
-            printing what changed between two reads.
+            status 0) or, with --count, until N changes were printed. Changes made by this and \
+            other processes show on every persistent backend (json:, sqlite:, lmdb:, postgres:, \
+            and userdefaults: on Linux). Where a store reports no changes of other processes \
+            (json:?watch=off, userdefaults: on Apple platforms or where its directory cannot be \
+            watched) a note on standard error \
+            says so and watch reads the store four times a second instead, printing what changed \
+            between two reads. memory: lives in one process only: nothing from elsewhere shows. \
+            The store must exist: watch never creates one (status 66, "no such store").
             """)
 
     @OptionGroup var store: StoreOptions

@@ -21,6 +21,11 @@ struct WriteCommand: ParsableCommand {
             (-integer), -float (-double), -bool (-boolean), -date (ISO 8601, or \
             "2026-11-21 09:30:00 +0000"), -data (hexadecimal, e.g. -data 0aff), -array VALUE... \
             (strings), -dict KEY VALUE... (strings): write count -int 5, write tags -array a b.
+            -array-add VALUE... appends strings to the array stored (an absent key starts \
+            empty), -dict-add KEY VALUE... adds or replaces entries of the dictionary stored; the \
+            value read and the one written are compared and swapped in one transaction, retried \
+            if another writer changed the key in between, so no other write is lost. A key that \
+            holds another type is left as it is (status 65).
             """)
 
     @OptionGroup var store: StoreOptions
@@ -60,8 +65,23 @@ struct WriteCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            if let flag = typeFlag, flag.isAddition {
+                try Self.add(Array(words.dropFirst()), with: flag, forKey: key, in: store.open())
+                return
+            }
             let parsed = try typeFlag.map { try $0.parse(Array(words.dropFirst())) } ?? type.parse(value)
             try store.open().setValue(parsed, forKey: key)
+        }
+    }
+
+    /// `-array-add` / `-dict-add`: reads the value, adds `words` to it and writes it back only if
+    /// the key still holds what was read (``DefaultsProvider/apply(_:ifUnchanged:)``), else
+    /// reads again; so a write made meanwhile, by any process, is kept.
+    private static func add(_ words: [String], with flag: TypeFlag, forKey key: String, in provider: any DefaultsProvider) throws {
+        while true {
+            let old = try provider.value(forKey: key)
+            let new = try flag.adding(try flag.parse(words), to: old, key: key)
+            if try provider.apply([.set(key, new)], ifUnchanged: [key: old]) { return }
         }
     }
 
@@ -74,7 +94,7 @@ struct WriteCommand: ParsableCommand {
 
 /// A type flag of macOS `defaults write`, and how it reads the words after it.
 private struct TypeFlag {
-    enum Kind { case one(Scalar), array, dictionary }
+    enum Kind { case one(Scalar), array, dictionary, arrayAddition, dictionaryAddition }
     enum Scalar { case typed(ValueType), date, hexData }
 
     let word: String
@@ -86,6 +106,7 @@ private struct TypeFlag {
         "-string": .one(.typed(.string)), "-int": .one(.typed(.int)), "-integer": .one(.typed(.int)),
         "-float": .one(.typed(.double)), "-double": .one(.typed(.double)), "-bool": .one(.typed(.bool)),
         "-boolean": .one(.typed(.bool)), "-date": .one(.date), "-data": .one(.hexData), "-array": .array, "-dict": .dictionary,
+        "-array-add": .arrayAddition, "-dict-add": .dictionaryAddition,
     ]
 
     static var names: [String] { kinds.map(\.key) }
@@ -102,12 +123,40 @@ private struct TypeFlag {
         word.count > 2 && word.hasPrefix("-") && word.dropFirst().allSatisfy { $0.isLetter || $0 == "-" }
     }
 
-    /// The value the words after the flag give; a usage error (64) when they do not fit.
+    /// Whether the flag adds to the value stored (`-array-add`, `-dict-add`) rather than replacing it.
+    var isAddition: Bool {
+        switch kind {
+        case .arrayAddition, .dictionaryAddition: true
+        default: false
+        }
+    }
+
+    /// `addition` (what ``parse(_:)`` gave) added to `old`, the value stored under `key`: the
+    /// elements appended, or the entries added or replaced. A ``CommandFailure`` (65) when `old`
+    /// is of another type; the value is not named (it may be a secret).
+    func adding(_ addition: DefaultsValue, to old: DefaultsValue?, key: String) throws(CommandFailure) -> DefaultsValue {
+        switch (addition, old) {
+        case (.array, nil), (.dictionary, nil):
+            return addition
+        case (.array(let added), .array(let elements)?):
+            return .array(elements + added)
+        case (.dictionary(let added), .dictionary(let entries)?):
+            return .dictionary(entries.merging(added) { $1 })
+        default:
+            let wanted = if case .array = addition { "an array" } else { "a dictionary" }
+            throw CommandFailure(
+                ExitStatus.dataError,
+                "\(Console.listed(key)) holds a \(old?.typeName ?? "value"), not \(wanted): \(word) left it unchanged.")
+        }
+    }
+
+    /// The value the words after the flag give; a usage error (64) when they do not fit. For
+    /// `-array-add` and `-dict-add`, the elements or entries to add.
     func parse(_ words: [String]) throws(ValidationError) -> DefaultsValue {
         switch kind {
-        case .array:
+        case .array, .arrayAddition:
             return .array(words.map { .string($0) })
-        case .dictionary:
+        case .dictionary, .dictionaryAddition:
             guard words.count.isMultiple(of: 2) else { throw ValidationError("\(word) takes KEY VALUE pairs; \(words.count) words were given.") }
             var entries: [String: DefaultsValue] = [:]
             for index in stride(from: 0, to: words.count, by: 2) { entries[words[index]] = .string(words[index + 1]) }

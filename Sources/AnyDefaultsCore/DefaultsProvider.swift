@@ -107,6 +107,27 @@ public protocol DefaultsProvider: Sendable {
     /// do too.
     func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String]
 
+    /// Applies `changes` as one batch, as ``apply(_:)``, only if every key of `expected` holds
+    /// the value given for it at that moment (`nil`: the key is absent); returns whether it did.
+    /// A compare-and-set: a read-modify-write that loses no other writer's change reads the
+    /// value, computes the new one, and tries again when this returns `false`.
+    ///
+    /// ```swift
+    /// while true {    // a counter that several processes increment
+    ///     let old = try store.value(forKey: "launches")
+    ///     var count: Int64 = 0
+    ///     if case .int(let stored)? = old { count = stored }
+    ///     if try store.apply([.set("launches", .int(count + 1))], ifUnchanged: ["launches": old]) { break }
+    /// }
+    /// ```
+    ///
+    /// The default implementation reads the values, then applies with ``apply(_:)``: correct for
+    /// a store that no other thread or process writes between the two. Every built-in provider
+    /// but PostgreSQL overrides it with one atomic compare-and-apply (one transaction, or one
+    /// locked rewrite of its file), which custom providers shared by several writers should do
+    /// too.
+    func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool
+
     /// Where the provider keeps its data, to tell whether two providers (or a provider and a file
     /// about to be written) reach the same storage; `nil` when there is nothing to compare (the
     /// default, and a store in memory, which no other provider can reach).
@@ -184,6 +205,15 @@ extension DefaultsProvider {
         let unchanged = expected.filter { current[$0.key] == $0.value }.map(\.key)
         try apply(unchanged.map { .remove($0) })
         return unchanged
+    }
+
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let changes = try DefaultsValidation.canonicalChanges(changes, backend: "\(Self.self)")
+        for (key, value) in try DefaultsValidation.canonicalConditions(expected, backend: "\(Self.self)") {
+            guard try self.value(forKey: key) == value else { return false }
+        }
+        try apply(changes)
+        return true
     }
 
     public var storeIdentity: DefaultsStoreIdentity? { nil }

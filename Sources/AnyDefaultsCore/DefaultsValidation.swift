@@ -107,4 +107,19 @@ public enum DefaultsValidation {
         }
         return result.sorted { $0.key.utf8Precedes($1.key) }
     }
+
+    /// The conditions of ``DefaultsProvider/apply(_:ifUnchanged:)`` with canonical keys, in UTF-8
+    /// order of the keys (`nil`: the key must be absent).
+    ///
+    /// - Throws: ``DefaultsError/Code-swift.struct/invalidKey`` for an empty key.
+    public static func canonicalConditions(
+        _ expected: [String: DefaultsValue?], backend: String
+    ) throws(DefaultsError) -> [(key: String, value: DefaultsValue?)] {
+        var result: [(key: String, value: DefaultsValue?)] = []
+        result.reserveCapacity(expected.count)
+        for (key, value) in expected {
+            result.append((try canonicalKey(key, backend: backend), value))
+        }
+        return result.sorted { $0.key.utf8Precedes($1.key) }
+    }
 }

@@ -124,6 +124,13 @@ struct CLI {
         return try ExactJSON.store(from: Data(result.standardOutput.utf8))
     }
 
+    /// Whether `store` holds no key: empty, or gone (66: a UserDefaults suite's file is removed
+    /// with its last key, and reading never creates a store).
+    func holdsNothing(_ store: String) throws -> Bool {
+        let result = try run(["--store", store, "keys"])
+        return result.status == 66 || (result.status == 0 && result.standardOutput.isEmpty)
+    }
+
     /// Fills `store` with exactly `values`, through `anydefaults import --replace`.
     func fill(_ store: String, with values: [String: DefaultsValue], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let file = path("fill-\(UUID().uuidString).json")

@@ -22,6 +22,7 @@ import Testing
     func aNumberNoDoubleCanHoldIsRefusedInEveryJSONInput(_ literal: String) throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
+            try cli.fill(cli.json(), with: ["keep": .int(1)])
             let documents = [
                 "{\"k\": \(literal)}", "{\"k\": [1, \(literal)]}", "{\"k\": {\"inner\": \(literal)}}",
                 "{\"k\": {\"$double\": \(literal)}}", "{\"k\": {\"$date\": \(literal)}}",
@@ -41,7 +42,7 @@ import Testing
             }
             let double = try cli.run(["--store", cli.json(), "write", "k", "--type", "double", "--", literal])
             #expect(double.status == 64, "\(double.standardError)")
-            #expect(try cli.contents(of: cli.json()) == [:])
+            #expect(try cli.contents(of: cli.json()) == ["keep": .int(1)])
         }
     }
 
@@ -96,6 +97,7 @@ import Testing
     @Test func aPropertyListThatNamesAKeyTwiceIsRefusedAsJSONIs() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
+            try cli.fill(cli.json(), with: ["keep": .int(1)])
             // The same in JSON, for comparison.
             try #"{"a": 1, "a": 2}"#.write(toFile: cli.path("dup.json"), atomically: true, encoding: .utf8)
             #expect(try cli.run(["--store", cli.json(), "import", cli.path("dup.json")]).status == 65)
@@ -107,12 +109,12 @@ import Testing
                 #expect(result.status == 65, "\(name): \(result.standardError)")
                 #expect(result.standardError.contains("more than once"), "\(name): \(result.standardError)")
             }
-            #expect(try cli.contents(of: cli.json()) == [:])
+            #expect(try cli.contents(of: cli.json()) == ["keep": .int(1)])
             // Without the duplicate, the same lists import.
             try Data(Self.xml("<key>a</key><integer>1</integer><key>b</key><dict><key>a</key><true/></dict>").utf8)
                 .write(to: URL(fileURLWithPath: cli.path("fine.plist")))
             try cli.succeed(["--store", cli.json(), "import", cli.path("fine.plist")])
-            #expect(try cli.contents(of: cli.json()) == ["a": .int(1), "b": .dictionary(["a": .bool(true)])])
+            #expect(try cli.contents(of: cli.json()) == ["keep": .int(1), "a": .int(1), "b": .dictionary(["a": .bool(true)])])
             // OpenStep: an `=` in a quoted string (also after an escaped quote) or a comment is no key.
             try Data(#"{ c = "x = \" = y"; /* c = 2; */ d = { e = 'f=g'; }; // d = 1;\#n}"#.utf8)
                 .write(to: URL(fileURLWithPath: cli.path("fine-openstep.plist")))
@@ -159,7 +161,23 @@ import Testing
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
             let long = String(repeating: "n", count: 240)
-            for store in ["json:" + cli.path(long + ".json"), "userdefaults:" + String(repeating: "s", count: 240)] {
+            let suite = String(repeating: "s", count: 240)
+            let stores = [
+                (store: "json:" + cli.path(long + ".json"), file: cli.path(long + ".json"), empty: "{}"),
+                (store: "userdefaults:" + suite, file: cli.path("config/\(suite).plist"), empty: Self.xml("")),
+            ]
+            for (store, file, empty) in stores {
+                // Absent, a reading command finds no such store (and creates none); writing is refused.
+                for command in [["read"], ["keys"]] {
+                    let result = try cli.run(["--store", store] + command)
+                    #expect(result.status == 66, "\(command): \(result.standardError)")
+                    #expect(!FileManager.default.fileExists(atPath: file))
+                }
+                let write = try cli.run(["--store", store, "write", "k", "v"])
+                #expect(write.status == 64, "\(write.standardError)")
+                #expect(write.standardError.contains("too long"), "\(write.standardError)")
+                // Made by another program, it is refused by the reading commands when opened.
+                try Data(empty.utf8).write(to: URL(fileURLWithPath: file))
                 for command in [["read"], ["keys"], ["write", "k", "v"]] {
                     let result = try cli.run(["--store", store] + command)
                     #expect(result.status == 64, "\(command): \(result.standardError)")

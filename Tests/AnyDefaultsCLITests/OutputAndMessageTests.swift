@@ -30,7 +30,9 @@ import Testing
     static let printing: [[String]] = [
         ["read"], ["read", "ui.theme"], ["read", "ui.theme", "--raw"], ["keys"], ["keys", "--prefix", "ui."], ["export"],
         ["export", "--format", "plist"], ["bench", "--stores", "memory:", "--keys", "2", "--ops", "2"],
-        ["bench", "--stores", "memory:", "--keys", "2", "--ops", "2", "--json"], ["verify", "memory:"],
+        ["bench", "--stores", "memory:", "--keys", "2", "--ops", "2", "--json"],
+        // verify takes the --store given (a scratch store of its kind); its first line fails.
+        ["verify"],
     ]
 
     @Test(arguments: Sink.allCases)
@@ -83,6 +85,9 @@ import Testing
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
             let store = cli.json()
+            // The store exists (reading a missing store is "no such store", 66): the key does not.
+            try cli.succeed(["--store", store, "write", "other", "v"])
+            try cli.succeed(["--store", store, "delete", "other"])
             let missing = try cli.run(["--store", store, "read", key])
             #expect(missing.status == 1)
             Self.expectOneCleanLine(missing.standardError, "read: \(key.debugDescription)")

@@ -54,6 +54,8 @@ import Testing
             let result = try cli.succeed(["--store", store, "read"])
             #expect(try ExactJSON.store(from: Data(result.standardOutput.utf8)) == values)
             // An empty store is an empty object.
+            try cli.succeed(["--store", cli.json("empty.json"), "write", "k", "v"])
+            try cli.succeed(["--store", cli.json("empty.json"), "delete", "k"])
             #expect(try cli.succeed(["--store", cli.json("empty.json"), "read"]).standardOutput == "{}\n")
         }
     }
@@ -61,6 +63,7 @@ import Testing
     @Test func anAbsentKeyExitsWithOneAndSaysSoOnStandardError() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)
+            try cli.succeed(["--store", cli.json(), "write", "other.key", "v"])
             let result = try cli.run(["--store", cli.json(), "read", "missing.key"])
             #expect(result.status == 1)
             #expect(result.standardOutput.isEmpty)
@@ -88,6 +91,7 @@ import Testing
             #expect(try cli.run(["read", "k"], environment: environment).standardOutput == "\"v\"\n")
             #expect(FileManager.default.fileExists(atPath: cli.path("from-env.json")))
             // --store wins over the environment.
+            try cli.succeed(["--store", cli.json("other.json"), "write", "other", "v"])
             #expect(try cli.run(["--store", cli.json("other.json"), "read", "k"], environment: environment).status == 1)
         }
     }
@@ -112,6 +116,8 @@ import Testing
             try cli.fill(store, with: ["ui.theme": .int(1), "b": .int(2), "ui.font": .int(3), "a": .int(4), "uix": .int(5)])
             #expect(try cli.succeed(["--store", store, "keys"]).standardOutput == "a\nb\nui.font\nui.theme\nuix\n")
             #expect(try cli.succeed(["--store", store, "keys", "--prefix", "ui."]).standardOutput == "ui.font\nui.theme\n")
+            try cli.succeed(["--store", cli.json("empty.json"), "write", "k", "v"])
+            try cli.succeed(["--store", cli.json("empty.json"), "delete", "k"])
             #expect(try cli.succeed(["--store", cli.json("empty.json"), "keys"]).standardOutput.isEmpty)
         }
     }

@@ -78,8 +78,10 @@ import Testing
     /// Where a process that died leaves temporary files, and the command that opens that place next.
     static let places: [(name: String, target: @Sendable (CLI) -> String, open: @Sendable (CLI) -> [String])] = [
         ("an export", { $0.path("export.json") }, { ["--store", "memory:", "export", "--output", $0.path("export.json")] }),
-        ("a JSON store", { $0.path("store.json") }, { ["--store", $0.json(), "keys"] }),
-        ("a UserDefaults suite", { $0.path("config/com.example.tmp.plist") }, { _ in ["--store", "userdefaults:com.example.tmp", "keys"] }),
+        // The stores do not exist yet: `write` opens (and creates) them; a reading command would
+        // find no such store and open nothing.
+        ("a JSON store", { $0.path("store.json") }, { ["--store", $0.json(), "write", "k", "v"] }),
+        ("a UserDefaults suite", { $0.path("config/com.example.tmp.plist") }, { _ in ["--store", "userdefaults:com.example.tmp", "write", "k", "v"] }),
     ]
 
     @Test func abandonedTemporaryFilesAreRemovedAndNothingElse() throws {

@@ -70,7 +70,7 @@ import Testing
                 (["-data", "abc"], "The value after -data is not valid: expected hexadecimal bytes"),
                 (["-dict", "a"], "-dict takes KEY VALUE pairs; 1 words were given."),
                 (["-int", "5", "--type", "int"], "Give the type once: -int or --type, not both."),
-                (["-long", "5"], "Unknown type flag -long: use one of -string -int -integer -float -double -bool -boolean -date -data -array -dict, or --type TYPE."),
+                (["-long", "5"], "Unknown type flag -long: use one of -string -int -integer -float -double -bool -boolean -date -data -array -dict -array-add -dict-add, or --type TYPE."),
                 (["-Int", "5"], "Unknown type flag -Int"),
             ]
             for item in cases {

@@ -228,6 +228,14 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         try upstream.removeAll()
     }
 
+    /// The upstream's compare-and-apply (atomic where the upstream's is). The comparison is the
+    /// upstream's, never the cache's, so the cache forgets everything, as for ``removeAll()``.
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        core.state.withLock { $0.beginRemoveAll() }
+        defer { core.state.withLock { $0.finishRemoveAll() } }
+        return try upstream.apply(changes, ifUnchanged: expected)
+    }
+
     /// The upstream's compare-and-remove (atomic where the upstream's is). The cache cannot know
     /// which keys it will remove, so it forgets everything, as for ``removeAll()``.
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {

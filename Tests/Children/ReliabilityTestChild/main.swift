@@ -21,6 +21,9 @@
 //       few times and then retired for a new one (w<id>.s<slot>.g<generation>), as a user sets a
 //       setting now and then: the last write of each key is final, so the last acknowledged n of
 //       each key is the value it must hold (somewhere).
+//   ReliabilityTestChild standard-write <key> <value>
+//       Writes the string <value> under <key> through Defaults.standard, as an app does (the
+//       store `anydefaults --app ReliabilityTestChild` must open), and prints "ok".
 //   ReliabilityTestChild read <store>
 //       Opens the store and reads every key: prints "read <count>" or "error <code>" (exit 0);
 //       anything else (a crash, another error) is a failure.
@@ -110,6 +113,14 @@ case ("hammer", 5), ("hammer", 6):
     for failure in failures.prefix(20) { say(failure) }
     say(failures.isEmpty ? "ok" : "failed \(failures.count)")
     exit(failures.isEmpty ? 0 : 1)
+
+case ("standard-write", 3):
+    do {
+        try Defaults.standard.throwing.set(arguments[2], forKey: arguments[1])
+    } catch {
+        fail("write failed: \(error)", status: 5)
+    }
+    say("ok")
 
 case ("touch", 2):
     umask(0)

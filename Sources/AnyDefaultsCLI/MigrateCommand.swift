@@ -41,28 +41,20 @@ struct MigrateCommand: ParsableCommand {
             }
             let sourceProvider = try store.openForCommand(source)
             let destinationProvider = try StoreOptions.openForCommand(destination)
-            if let one = sourceProvider.storeIdentity, let other = destinationProvider.storeIdentity, one.overlaps(other) {
-                throw sameStore()
-            }
-            if move, !destinationProvider.capabilities.contains(.persistent) {
-                throw CommandFailure(
-                    ExitStatus.usage,
-                    "the destination \(destination) does not persist: --move would lose the keys when this command ends; "
-                        + "copy without --move, or move to a store that persists")
-            }
-            progress.show("reading \(source)")
-            let values = try sourceProvider.allValues()
-            progress.show("writing \(values.count) keys to \(destination) in one batch")
-            try destinationProvider.apply(values.sorted { $0.key < $1.key }.map { .set($0.key, $0.value) })
-            if move {
-                progress.show("removing \(values.count) keys from \(source)")
-                // Only what still holds the value copied: a key another process changed meanwhile
-                // keeps its new value in the source.
-                let left = values.count - (try sourceProvider.removeValues(ifUnchanged: values)).count
-                if left > 0 {
-                    Console.error("\(left) key(s) changed in the source during the move; they were copied, and kept in the source with their new values.")
+            // The library's copy and move: the same-store check by the opened stores' identities,
+            // a move refused into a store that does not persist, the compare-and-remove.
+            let show = { (stage: DefaultsStoreTransfer.Stage) in
+                switch stage {
+                case .reading: progress.show("reading \(source)")
+                case .writing(let count): progress.show("writing \(count) keys to \(destination) in one batch")
+                case .removing(let count): progress.show("removing \(count) keys from \(source)")
                 }
             }
+            let transfer = try move ? sourceProvider.moveAll(to: destinationProvider, progress: show) : sourceProvider.copyAll(to: destinationProvider, progress: show)
+            if !transfer.keptInSource.isEmpty {
+                Console.error("\(transfer.keptInSource.count) key(s) changed in the source during the move; they were copied, and kept in the source with their new values.")
+            }
+            let values = transfer.copied
             progress.finish("\(move ? "Moved" : "Copied") \(values.count) keys from \(source) to \(destination).")
         }
     }

@@ -51,6 +51,23 @@ import TestSupport
         return (0..<count).map { _ in random(&generator) }
     }
 
+    /// `DefaultsValue`'s description (`print(value)`, `"\(value)"`) is its one line of exact
+    /// JSON, not the enum's dump: it names the value and its type, and reads back.
+    @Test func descriptionIsOneLineOfExactJSON() throws {
+        #expect(DefaultsValue.int(1).description == "1")
+        #expect(DefaultsValue.double(2.5).description == "2.5")
+        #expect(DefaultsValue.double(1).description != DefaultsValue.int(1).description)
+        #expect(DefaultsValue.bool(true).description == "true")
+        #expect("\(DefaultsValue.string("a\nb"))" == #""a\nb""#)
+        #expect(String(describing: DefaultsValue.dictionary(["a": .array([.int(1), .double(2.5)])])) == #"{"a":[1,2.5]}"#)
+        for value in Self.edges + Self.generated(count: 200) {
+            let text = "\(value)"
+            #expect(text == ExactJSON.string(from: value, layout: .oneLine))
+            #expect(!text.contains("\n") && !text.contains("\r"), "\(text.prefix(120))")
+            #expect(try ExactJSON.value(from: text) == value, "\(text.prefix(120))")
+        }
+    }
+
     @Test func bothLayoutsReadBackEveryValueExactly() throws {
         for value in Self.edges + Self.generated(count: 300) {
             for layout in [ExactJSON.Layout.pretty, .oneLine] {

@@ -106,7 +106,7 @@ import Darwin
             try handToUnprivilegedUser(directory, files: [path])
             chmod(path, 0o400)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            #expect(try readAndWriteUnprivileged(path) == "read string(\"kept\")\nerror permissionDenied \(path)")
+            #expect(try readAndWriteUnprivileged(path) == "read \"kept\"\nerror permissionDenied \(path)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
     }
@@ -120,7 +120,7 @@ import Darwin
             try handToUnprivilegedUser(directory, files: [existing])
             chmod(directory.path, 0o555)
             let before = try Data(contentsOf: URL(fileURLWithPath: existing))
-            #expect(try readAndWriteUnprivileged(existing) == "read string(\"kept\")\nerror permissionDenied \(existing)")
+            #expect(try readAndWriteUnprivileged(existing) == "read \"kept\"\nerror permissionDenied \(existing)")
             #expect(try openUnprivileged(directory.path("new.sqlite")) == "error permissionDenied \(directory.path)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == before)
             #expect(!FileManager.default.fileExists(atPath: directory.path("new.sqlite")))

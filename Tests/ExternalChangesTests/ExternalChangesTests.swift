@@ -68,7 +68,7 @@ import TestSupport
             text += String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self)
             child.waitUntilExit()
             #expect(child.terminationStatus == 0)
-            #expect(text == "ready\nafter=int(3)\nlater=int(4)\n")
+            #expect(text == "ready\nafter=3\nlater=4\n")
         }
     }
 
@@ -83,7 +83,7 @@ import TestSupport
                 try backend.write(configuration, ["\(key)=\(value)"])
                 _ = events.wait(for: index + 1)
             }
-            #expect(events.settled(at: writes.count).map(describe) == writes.map { "\($0.0)=int(\($0.1))" })
+            #expect(events.settled(at: writes.count).map(describe) == writes.map { "\($0.0)=\($0.1)" })
             #expect(try store.provider.value(forKey: "zeta") == .int(3))
         }
     }

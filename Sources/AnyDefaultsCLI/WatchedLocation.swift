@@ -9,26 +9,26 @@ import Musl
 import Darwin
 #endif
 
-/// Where on disk the store `watch` follows is, as opened: its directory and, for engines whose
-/// data file keeps its inode across writes (`sqlite:`, `lmdb:`), the data file. When the path no
-/// longer leads to them (the directory removed, or removed and made again; the data file
-/// deleted), the open provider reads and watches files no one uses any more, and `watch` must
-/// open the store again rather than go silent.
+/// Where on disk the SQLite or LMDB store `watch` follows is, as opened: its directory and data
+/// file. When the path no longer leads to them (the directory removed, or removed and made again;
+/// the data file deleted or replaced), the open provider reads and watches files no one uses any
+/// more, and `watch` must open the store again rather than go silent. (A JSON file or a suite is
+/// followed by its provider itself, through its directory's watch.)
 ///
-/// Each is held open while watched: a removed directory's inode number could otherwise be given
+/// Both are held open while watched: a removed directory's inode number could otherwise be given
 /// to the one made in its place at once, which would look like the same directory.
 final class WatchedLocation: Sendable {
     let dataFile: String
     private let watched: [(path: String, descriptor: Int32)]
 
-    /// `nil` for a store that is not kept in files (`memory:`, a named suite, PostgreSQL), or
-    /// whose files cannot be opened for this (then `watch` follows only the files it opened).
+    /// `nil` for another backend, or if the files cannot be opened for this (then `watch`
+    /// follows only the files it opened).
     init?(_ configuration: StoreConfiguration) {
-        guard let dataFile = (try? ProviderRegistry.standard.storeIdentity(of: configuration))?.files.first else { return nil }
+        guard ["sqlite", "lmdb"].contains(configuration.scheme),
+            let dataFile = (try? ProviderRegistry.standard.storeIdentity(of: configuration))?.files.first
+        else { return nil }
         self.dataFile = dataFile
-        let directory = (dataFile as NSString).deletingLastPathComponent
-        // A JSON file or a suite is replaced by a new inode on every write; their own watch follows that.
-        let paths = ["sqlite", "lmdb"].contains(configuration.scheme) ? [directory, dataFile] : [directory]
+        let paths = [(dataFile as NSString).deletingLastPathComponent, dataFile]
         var watched: [(String, Int32)] = []
         for path in paths {
             let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)

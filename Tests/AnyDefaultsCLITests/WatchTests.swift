@@ -71,7 +71,7 @@ import Testing
 
     /// The store's directory removed and made again while watch runs (a restore, a cleanup
     /// script): watch reports the old store's keys removed, then follows the store now at the
-    /// path, its contents first, then its changes, instead of going silent.
+    /// path, instead of going silent.
     @Test(arguments: ["json", "userdefaults", "sqlite", "lmdb"])
     func watchFollowsTheStoreWhenItsDirectoryIsRemovedAndMadeAgain(_ scheme: String) throws {
         try withTemporaryDirectory { directory in
@@ -96,7 +96,9 @@ import Testing
             kill(watcher.process.processIdentifier, SIGINT)
             let errors = watcher.finish()
             #expect(watcher.process.terminationStatus == 0)
-            #expect(errors.contains("removed or replaced"), "\(errors)")
+            // The SQLite and LMDB stores are opened again by watch (and it says so); a JSON file
+            // or a suite is followed by its provider, through its directory's watch.
+            #expect(errors.contains("removed or replaced") == ["sqlite", "lmdb"].contains(scheme), "\(errors)")
         }
     }
 

@@ -3,17 +3,19 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A JSON store whose directory is removed and made again while a process observes it (a restore,
-/// a cleanup script): the observer hears the old keys go, then another process's writes to the
-/// store now at the path. (Its lock file, held open, keeps the kernel from reporting the old
-/// directory's removal until the store is closed.)
+/// A store whose directory is removed and made again while a process observes it (a restore, a
+/// cleanup script): the observer hears the old keys go, then another process's writes to the
+/// store now at the path. (The files the store holds open keep the kernel from reporting the old
+/// directory's removal until the store is closed; SQLite and LMDB keep reading the old files
+/// until they notice and open the path again.)
 @Suite struct DirectoryReplacementTests {
-    @Test func aJSONStoreObservedWhileItsDirectoryIsRemovedAndMadeAgainIsFollowed() async throws {
+    @Test(arguments: ["json", "lmdb"])
+    func aStoreObservedWhileItsDirectoryIsRemovedAndMadeAgainIsFollowed(_ scheme: String) async throws {
         let values = try await BlockingWork.run { () throws -> [DefaultsValue?] in
             try withTemporaryDirectory { directory in
                 let folder = directory.path("d")
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                let store = "json:" + folder + "/store.json"
+                let store = "\(scheme):" + folder + "/store.\(scheme)"
                 let provider = try Defaults(url: store + "?cache=off").provider
                 let events = EventLog(provider)
                 try provider.setValue(.int(1), forKey: "k")

@@ -71,7 +71,12 @@ struct StoreOptions: ParsableArguments {
     func openExisting(cached: Bool = false) throws -> (configuration: StoreConfiguration, provider: any DefaultsProvider) {
         let configuration = try configuration()
         if let dataFile = try ProviderRegistry.standard.storeIdentity(of: configuration)?.files.first,
-            !FileManager.default.fileExists(atPath: dataFile)
+            !FileManager.default.fileExists(atPath: dataFile),
+            // A SQLite log left without its database may hold commits: opening it gives the
+            // backend's error naming the log (74), which says more than "no such store", and
+            // creates nothing.
+            !(configuration.scheme == "sqlite"
+                && ["-wal", "-journal"].contains { FileManager.default.fileExists(atPath: dataFile + $0) })
         {
             try probe(configuration)
             throw CommandFailure(ExitStatus.noInput, "no such store: \(configuration)\(source.naming)")

@@ -9,11 +9,11 @@ import Musl
 import Darwin
 #endif
 
-/// Where on disk the SQLite or LMDB store `watch` follows is, as opened: its directory and data
+/// Where on disk the SQLite store `watch` follows is, as opened: its directory and data
 /// file. When the path no longer leads to them (the directory removed, or removed and made again;
 /// the data file deleted or replaced), the open provider reads and watches files no one uses any
-/// more, and `watch` must open the store again rather than go silent. (A JSON file or a suite is
-/// followed by its provider itself, through its directory's watch.)
+/// more, and `watch` must open the store again rather than go silent. (A JSON file, a suite and
+/// an LMDB store are followed by their provider itself.)
 ///
 /// Both are held open while watched: a removed directory's inode number could otherwise be given
 /// to the one made in its place at once, which would look like the same directory.
@@ -24,7 +24,9 @@ final class WatchedLocation: Sendable {
     /// `nil` for another backend, or if the files cannot be opened for this (then `watch`
     /// follows only the files it opened).
     init?(_ configuration: StoreConfiguration) {
-        guard ["sqlite", "lmdb"].contains(configuration.scheme),
+        // LMDB's provider follows a replaced data file or directory itself (as JSON and
+        // UserDefaults do): following it here too printed every change twice.
+        guard configuration.scheme == "sqlite",
             let dataFile = (try? ProviderRegistry.standard.storeIdentity(of: configuration))?.files.first
         else { return nil }
         self.dataFile = dataFile

@@ -18,15 +18,20 @@ import Darwin
 /// Both are held open while watched: a removed directory's inode number could otherwise be given
 /// to the one made in its place at once, which would look like the same directory.
 final class WatchedLocation: Sendable {
+    /// The schemes whose replaced store `watch` opens again itself.
+    static let followedByWatch: Set<String> = []
+
     let dataFile: String
     private let watched: [(path: String, descriptor: Int32)]
 
     /// `nil` for another backend, or if the files cannot be opened for this (then `watch`
     /// follows only the files it opened).
     init?(_ configuration: StoreConfiguration) {
-        // LMDB's provider follows a replaced data file or directory itself (as JSON and
-        // UserDefaults do): following it here too printed every change twice.
-        guard configuration.scheme == "sqlite",
+        // Every built-in provider now follows a replaced data file or directory itself (JSON and
+        // UserDefaults through their directory's watch, LMDB since b484434, SQLite since
+        // 2d803c4): following it here too printed every change twice. Kept, unused, for a
+        // scheme whose provider does not.
+        guard Self.followedByWatch.contains(configuration.scheme),
             let dataFile = (try? ProviderRegistry.standard.storeIdentity(of: configuration))?.files.first
         else { return nil }
         self.dataFile = dataFile

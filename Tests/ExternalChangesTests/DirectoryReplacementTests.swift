@@ -56,7 +56,7 @@ import TestSupport
                 return log.all.map { "\($0.key)=\($0.newValue.map { "\($0)" } ?? "nil") \($0.origin)" }
             }
         }
-        #expect(events == ["k=int(5) external", "x=nil external", "y=int(2) external"])
+        #expect(events == ["k=5 external", "x=nil external", "y=2 external"])
     }
 
     /// Polls `condition` until it holds or `timeout` passes.

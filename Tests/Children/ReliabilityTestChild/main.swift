@@ -21,6 +21,9 @@
 //       few times and then retired for a new one (w<id>.s<slot>.g<generation>), as a user sets a
 //       setting now and then: the last write of each key is final, so the last acknowledged n of
 //       each key is the value it must hold (somewhere).
+//   ReliabilityTestChild writes <store> <count>
+//       Opens the store, writes <count> different values to one key (each its own commit), prints
+//       "ok"; the durability tests count the syncs of runs of 1 and of more writes.
 //   ReliabilityTestChild read <store>
 //       Opens the store and reads every key: prints "read <count>" or "error <code>" (exit 0);
 //       anything else (a crash, another error) is a failure.
@@ -143,6 +146,16 @@ case ("keep-writing", 5):
         number += 1
     }
     say("done")
+
+case ("writes", 3):
+    guard let count = Int(arguments[2]) else { fail("bad arguments") }
+    let store = open(arguments[1])
+    do {
+        for number in 0..<count { try store.setValue(.int(Int64(number)), forKey: "durability") }
+    } catch {
+        fail("write failed: \(error)", status: 5)
+    }
+    say("ok")
 
 case ("read", 2):
     do {

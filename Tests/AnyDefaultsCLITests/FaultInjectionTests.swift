@@ -12,7 +12,8 @@ import Testing
 /// output of an export too), a command that exited 0 left the new state, no temporary file is
 /// left, and the next write works.
 ///
-/// By default each command runs a fixed sample (one call of each kind, chosen by a printed seed);
+/// By default each command runs a fixed sample (every rename and unlink, one call of each other
+/// kind, chosen by a printed seed);
 /// `ANYDEFAULTS_TEETH=1` runs every call with all four variants.
 @Suite(.enabled(if: FaultShim.isSupported, "the fault shim interposes glibc through LD_PRELOAD: Linux only"))
 struct FaultInjectionTests {
@@ -160,7 +161,8 @@ struct FaultInjectionTests {
     }
 
     /// The faults to inject, given the calls of an undisturbed run: all of them with every
-    /// variant (teeth), or one call of each kind with a seeded variant.
+    /// variant (teeth), or every rename and unlink and one call of each other kind, each with a
+    /// seeded variant.
     static func faults(for calls: [FaultShim.Call], seed: UInt64) -> [Fault] {
         if teeth {
             return calls.flatMap { call in
@@ -170,10 +172,12 @@ struct FaultInjectionTests {
         var generator = SeededGenerator(seed: seed)
         var kinds: [String] = []
         for call in calls where !kinds.contains(call.kind) { kinds.append(call.kind) }
-        return kinds.map { kind in
+        // Renames and removals are few and each is a step of its own (the commit, a file set
+        // aside, a cleanup): all of them; of the other kinds, one.
+        return kinds.flatMap { kind in
             let candidates = calls.filter { $0.kind == kind }
-            let call = candidates[Int(generator.next() % UInt64(candidates.count))]
-            return Fault(call: call, failure: generator.next() % 2 == 0 ? .eio : .enospc, persistent: generator.next() % 2 == 0)
+            let chosen = ["rename", "unlink"].contains(kind) ? candidates : [candidates[Int(generator.next() % UInt64(candidates.count))]]
+            return chosen.map { Fault(call: $0, failure: generator.next() % 2 == 0 ? .eio : .enospc, persistent: generator.next() % 2 == 0) }
         }
     }
 
@@ -242,8 +246,10 @@ struct FaultInjectionTests {
             for fault in faults {
                 try restore()
                 try? FileManager.default.removeItem(atPath: log)
-                let result = try cli.run(arguments, environment: shim.environment(
-                    watching: directory.path, log: log, failing: fault.call.number, with: fault.failure, persistent: fault.persistent))
+                // Bounded: a command that never ends after a fault is a failure (and is killed).
+                let result = try cli.runBounded(arguments, environment: shim.environment(
+                    watching: directory.path, log: log, failing: fault.call.number, with: fault.failure, persistent: fault.persistent),
+                    timeout: .seconds(120))
                 let context = "\(scenario.testDescription) seed \(seed), \(fault): exit \(result.status), \(result.standardError)"
                 let fired = FaultShim.calls(inLog: log).contains { $0.failed }
                 if result.status != 0 { failedRuns += 1 }

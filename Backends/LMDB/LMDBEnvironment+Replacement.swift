@@ -96,10 +96,39 @@ extension LMDBEnvironment {
 
     /// Closes the environment and opens the directory again, after its data file was replaced:
     /// the watch stops (its lease was on the replaced file) and starts again, the caches forget
-    /// what they held. If the new file cannot be opened yet, calls fail with `busy` until one can.
+    /// what they held, and observers hear what differs between the two files. If the new file
+    /// cannot be opened yet (the directory removed, and not made again yet), calls fail with
+    /// `busy` until one can, observers hear every key removed, and a watched environment tries
+    /// again every 100 ms, so that they hear the store at the path once there is one.
     func reopen() throws(DefaultsError) {
-        let scheme = watching.withLock { $0?.scheme }
+        let watched = watching.withLock { $0?.scheme }
+        let pending = following.withLock { $0 }
+        let scheme = watched ?? pending?.scheme
+        // What observers last heard of: the open file's values (still readable, even deleted).
+        var before = pending?.values
+        if before == nil, let scheme, isObserved { before = allValues(scheme) }
         stopWatching()
+        do throws(DefaultsError) {
+            try openAgain()
+        } catch {
+            if let scheme {
+                let first = following.withLock { state in
+                    defer { state = LMDBFollowing(scheme: scheme, values: [:]) }
+                    return state == nil
+                }
+                if first { report(from: before ?? [:], to: [:]) }
+                retryLater()
+            }
+            throw error
+        }
+        following.withLock { $0 = nil }
+        if let scheme {
+            watch(scheme: scheme)
+            if let before, let after = allValues(scheme) { report(from: before, to: after) }
+        }
+    }
+
+    private func openAgain() throws(DefaultsError) {
         try writer.withLock { (state: inout WriterState) throws(DefaultsError) in
             // Another thread may have opened it again meanwhile.
             guard Self.identity(atPath: path + "/data.mdb") != handle.dataFile.load(ordering: .acquiring) else { return }
@@ -127,6 +156,37 @@ extension LMDBEnvironment {
             try outcome?.get()
         }
         try prepareStore()
-        if let scheme { watch(scheme: scheme) }
     }
+
+    private func allValues(_ scheme: LMDBKeyScheme) -> [String: DefaultsValue]? {
+        try? read { transaction throws(DefaultsError) in try transaction.allValues(scheme: scheme) }
+    }
+
+    /// Tells observers, as external changes, how `after` differs from `before` (off the calling
+    /// thread: a caller reading through a cache must not run observers' handlers).
+    private func report(from before: [String: DefaultsValue], to after: [String: DefaultsValue]) {
+        let events = Set(before.keys).union(after.keys).sorted().compactMap { key in
+            before[key] == after[key] ? nil : DefaultsChangeEvent(key: key, newValue: after[key], origin: .external)
+        }
+        let broadcasters = writer.withLock { _ in enqueue(events, [], from: nil) }
+        guard !broadcasters.isEmpty else { return }
+        DispatchQueue.global().async { for broadcaster in broadcasters { broadcaster.deliverPending() } }
+    }
+
+    /// Tries to open the store at the path again in a moment, while it is followed.
+    private func retryLater() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in
+            guard let self, self.following.withLock({ $0 != nil }) else { return }
+            guard Self.identity(atPath: self.dataFilePath) != 0 else { return self.retryLater() }
+            try? self.reopen()
+        }
+    }
+}
+
+/// An LMDB environment whose data file went away while it was watched: what to start again once
+/// the store at the path can be opened.
+struct LMDBFollowing: Sendable {
+    var scheme: LMDBKeyScheme
+    /// The values observers last heard of (none: they heard every key removed).
+    var values: [String: DefaultsValue]
 }

@@ -63,6 +63,9 @@ final class LMDBEnvironment: Sendable {
     let writer: Mutex<WriterState>
     /// The watch for other processes' commits, while there is one. Taken before `writer`.
     let watching = Mutex<LMDBWatching?>(nil)
+    /// While the data file is replaced or gone and the store not yet opened again: the watch to
+    /// start again once it is, and the values the observers last heard of.
+    let following = Mutex<LMDBFollowing?>(nil)
     /// The change broadcasters of the providers using this environment, by token, so that a write
     /// through one provider reaches the observers of the others as an external change.
     let listeners = Mutex<(nextToken: Int, broadcasters: [Int: ChangeBroadcaster])>((0, [:]))
@@ -176,6 +179,7 @@ final class LMDBEnvironment: Sendable {
     /// transactions under way have ended; later calls fail with
     /// ``DefaultsError/Code-swift.struct/closed``.
     func close() {
+        following.withLock { $0 = nil }
         stopWatching()
         gate.exclusive(closing: true) { pooled in
             for transaction in pooled { mdb_txn_abort(transaction) }

@@ -18,6 +18,13 @@ final class PostgreSQLNamespace: Sendable {
         weak var broadcaster: ChangeBroadcaster?
     }
 
+    /// A catch-up sent: its number, whether it reads everything, and ``State/folds`` then.
+    private struct CatchUp: Sendable {
+        var ticket: Int
+        var full: Bool
+        var folds: Int
+    }
+
     private struct State: Sendable {
         var replica = PostgreSQLReplica()
         /// The newest revision heard of (notifications, the heartbeat).
@@ -30,7 +37,9 @@ final class PostgreSQLNamespace: Sendable {
         var writesInFlight: Set<Int> = []
         /// A catch-up's answer that waits for writes sent before it: their callbacks may run after
         /// its own, and it may hold their rows, which must be known as theirs first.
-        var deferredCatchUp: (ticket: Int, result: Result<PostgresQueryResult, any Error>, full: Bool)?
+        var deferredCatchUp: (catchUp: CatchUp, result: Result<PostgresQueryResult, any Error>)?
+        /// Counts this process's commits folded in on their own answer (not by a catch-up).
+        var folds = 0
         var members: [ObjectIdentifier: Member] = [:]
         var loadWaiters: [EventLoopPromise<Void>] = []
         var loadFailure: DefaultsError?
@@ -47,6 +56,8 @@ final class PostgreSQLNamespace: Sendable {
     let channel: String
     let session: PostgreSQLSession
     private let state = Mutex(State())
+    /// Set, under the lock, when the last instance leaves; read without it by the session.
+    private let retired = Atomic(false)
     /// Events of catch-ups are delivered here, off the event loop: observers may write
     /// synchronously, which must not happen on the loop.
     private static let delivery = DispatchQueue(label: "AnyDefaults.PostgreSQL.events")
@@ -65,18 +76,31 @@ final class PostgreSQLNamespace: Sendable {
 
     // MARK: Members
 
-    func join(_ broadcaster: ChangeBroadcaster) {
-        state.withLock { $0.members[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster) }
+    /// Adds an instance, unless the namespace's last instance left (it is leaving the session,
+    /// which then gives a new instance a new namespace): `false` then.
+    func join(_ broadcaster: ChangeBroadcaster) -> Bool {
+        state.withLock { state in
+            guard !retired.load(ordering: .relaxed) else { return false }
+            state.members[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster)
+            return true
+        }
     }
 
-    /// Removes an instance; the namespace leaves the session with its last instance.
+    /// Removes an instance; the namespace leaves the session with its last instance. (An
+    /// instance opening at that moment must not join it: the session no longer tells it of
+    /// notifications, and a second namespace of that name would take its own writes for
+    /// another client's.)
     func leave(_ broadcaster: ChangeBroadcaster) {
         let isEmpty = state.withLock { state in
             state.members.removeValue(forKey: ObjectIdentifier(broadcaster))
+            if state.members.isEmpty { retired.store(true, ordering: .releasing) }
             return state.members.isEmpty
         }
         if isEmpty { session.remove(self) }
     }
+
+    /// Whether the last instance left (see ``join(_:)``).
+    var isRetired: Bool { retired.load(ordering: .acquiring) }
 
     // MARK: Reads
 
@@ -155,42 +179,44 @@ final class PostgreSQLNamespace: Sendable {
     /// when rows it needs were pruned), unless a catch-up is running: it runs again afterwards if
     /// more was heard meanwhile.
     private func catchUp(full: Bool = false) {
-        let sent = state.withLock { state -> (ticket: Int, full: Bool, answer: EventLoopFuture<PostgresQueryResult>)? in
+        let sent = state.withLock { state -> (catchUp: CatchUp, answer: EventLoopFuture<PostgresQueryResult>)? in
             guard state.catchUpTicket == nil else { return nil }
             let full = full || !state.replica.isLoaded
             let query = PostgreSQLStatements.catchUp(namespace: name, after: state.replica.known, full: full)
             // Numbered and sent under the lock, so that numbers follow the connection's order.
             state.nextTicket += 1
             state.catchUpTicket = state.nextTicket
-            return (state.nextTicket, full, session.run(query))
+            return (CatchUp(ticket: state.nextTicket, full: full, folds: state.folds), session.run(query))
         }
         guard let sent else { return }
         sent.answer.whenComplete { result in
             let ready = self.state.withLock { state -> Bool in
                 // An answer from before a reconnect is out of date: the reconnect reads again.
-                guard state.catchUpTicket == sent.ticket else { return false }
-                guard let earliest = state.writesInFlight.min(), earliest < sent.ticket else { return true }
-                state.deferredCatchUp = (sent.ticket, result, sent.full)
+                guard state.catchUpTicket == sent.catchUp.ticket else { return false }
+                guard let earliest = state.writesInFlight.min(), earliest < sent.catchUp.ticket else { return true }
+                state.deferredCatchUp = (sent.catchUp, result)
                 return false
             }
-            if ready { self.caughtUp(result, full: sent.full) }
+            if ready { self.caughtUp(result, sent.catchUp) }
         }
     }
 
     /// A write sent as `ticket` was folded in (or failed): a catch-up waiting for it goes on.
     private func writeSettled(_ ticket: Int) {
-        let deferred = state.withLock { state -> (ticket: Int, result: Result<PostgresQueryResult, any Error>, full: Bool)? in
+        let deferred = state.withLock { state -> (catchUp: CatchUp, result: Result<PostgresQueryResult, any Error>)? in
             state.writesInFlight.remove(ticket)
-            guard let deferred = state.deferredCatchUp, (state.writesInFlight.min() ?? .max) > deferred.ticket else { return nil }
+            guard let deferred = state.deferredCatchUp, (state.writesInFlight.min() ?? .max) > deferred.catchUp.ticket else { return nil }
             state.deferredCatchUp = nil
             return deferred
         }
-        if let deferred { caughtUp(deferred.result, full: deferred.full) }
+        if let deferred { caughtUp(deferred.result, deferred.catchUp) }
     }
 
-    private func caughtUp(_ result: Result<PostgresQueryResult, any Error>, full: Bool) {
+    private func caughtUp(_ result: Result<PostgresQueryResult, any Error>, _ catchUp: CatchUp) {
+        let full = catchUp.full
         var again = false
         var reloadWhole = false
+        var stale = false
         var loadWaiters: [EventLoopPromise<Void>] = []
         var loadFailure: DefaultsError?
         var commitWaiters: [EventLoopPromise<Void>] = []
@@ -207,6 +233,13 @@ final class PostgreSQLNamespace: Sendable {
                     state.loadWaiters = []
                 }
                 // Otherwise the next notification, heartbeat or reconnect tries again.
+                return
+            }
+            // Commits of ours folded in since it was sent (answered after it, handled before it)
+            // may be newer than what it read: read again rather than go back in time. (Without
+            // them, an older revision is the server's, restored from a backup: taken as it is.)
+            if state.replica.isLoaded, delta.revision < state.replica.known, state.folds != catchUp.folds {
+                stale = true
                 return
             }
             if full {
@@ -226,13 +259,14 @@ final class PostgreSQLNamespace: Sendable {
             let newestPending = state.commitWaiters.keys.max() ?? 0
             again = max(state.heard, newestPending) > known
         }
-        if reloadWhole { return catchUp(full: true) }
+        if stale { return self.catchUp(full: full) }
+        if reloadWhole { return self.catchUp(full: true) }
         for waiter in loadWaiters {
             if let loadFailure { waiter.fail(loadFailure) } else { waiter.succeed() }
         }
         for waiter in commitWaiters { waiter.succeed() }
         deliverLater()
-        if again { catchUp() }
+        if again { self.catchUp() }
     }
 
     /// Succeeds once the replica holds everything committed when the server answers: asks for
@@ -327,6 +361,7 @@ final class PostgreSQLNamespace: Sendable {
         }
         let waiter = state.withLock { state -> EventLoopPromise<Void>? in
             if let events = state.replica.commit(revision: commit.revision, writer: ObjectIdentifier(writer), changes: changes) {
+                state.folds += 1
                 distribute(events, &state)
                 return nil
             }

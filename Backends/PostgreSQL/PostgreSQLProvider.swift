@@ -99,8 +99,11 @@ public final class PostgreSQLProvider: DefaultsProvider {
     /// Joins the namespace (which starts loading it); the caller waits for the load.
     private init(joining options: Options) throws(DefaultsError) {
         self.options = options
-        namespace = try PostgreSQLSession.shared(options).namespace(named: options.namespace)
-        namespace.join(broadcaster)
+        let session = try PostgreSQLSession.shared(options)
+        var namespace = session.namespace(named: options.namespace)
+        // A namespace whose last instance is leaving refuses; the session then makes a new one.
+        while !namespace.join(broadcaster) { namespace = session.namespace(named: options.namespace) }
+        self.namespace = namespace
     }
 
     deinit {

@@ -54,12 +54,7 @@ struct PostgreSQLReplica {
 
     /// Applies the rows written after ``known`` (``canCatchUp(with:)`` must hold).
     mutating func apply(_ delta: PostgreSQLStatements.Delta) -> [Event] {
-        var events: [Event] = []
-        for row in delta.rows {
-            guard let key = String(validating: row.key, as: UTF8.self) else { continue }
-            let writer = pending[row.revision]?.writer
-            if let event = store(key, bytes: row.value, writer: writer) { events.append(event) }
-        }
+        let events = replay(delta)
         advance(to: delta.revision)
         return events
     }
@@ -67,19 +62,40 @@ struct PostgreSQLReplica {
     /// Replaces everything with a full load (removal markers left out), reporting each key that
     /// differs.
     mutating func reload(_ delta: PostgreSQLStatements.Delta) -> [Event] {
-        var events: [Event] = []
-        var present = Set<String>()
-        for row in delta.rows {
-            guard let key = String(validating: row.key, as: UTF8.self) else { continue }
-            present.insert(key)
-            if let event = store(key, bytes: row.value, writer: pending[row.revision]?.writer) { events.append(event) }
-        }
+        var events = replay(delta)
+        let present = Set(delta.rows.compactMap { String(validating: $0.key, as: UTF8.self) })
         for key in values.keys.sorted() where !present.contains(key) {
             if let event = set(key, nil, writer: nil) { events.append(event) }
         }
         damaged = damaged.filter { present.contains($0.key) }
         known = -1
         advance(to: delta.revision)
+        return events
+    }
+
+    /// Stores the rows of `delta` in revision order, with this process's pending commits that it
+    /// covers among them: each of those reports its own changes. The rows hold each key once, at
+    /// its last revision, so the rows alone would fold an earlier commit of ours into a later
+    /// one, and its writer would never hear of it.
+    private mutating func replay(_ delta: PostgreSQLStatements.Delta) -> [Event] {
+        var events: [Event] = []
+        let covered = pending.keys.filter { $0 <= delta.revision }.sorted()
+        var next = covered.startIndex
+        func replayCommits(before revision: Int64, _ replica: inout PostgreSQLReplica) {
+            while next < covered.endIndex, covered[next] < revision {
+                if let commit = replica.pending[covered[next]] {
+                    events += commit.changes.compactMap { replica.set($0.key, $0.value, writer: commit.writer) }
+                }
+                next += 1
+            }
+        }
+        for row in delta.rows {   // in revision order, as the catch-up reads them
+            guard let key = String(validating: row.key, as: UTF8.self) else { continue }
+            // A row of one of our commits comes after that commit's changes (equal, so silent).
+            replayCommits(before: row.revision + 1, &self)
+            if let event = store(key, bytes: row.value, writer: pending[row.revision]?.writer) { events.append(event) }
+        }
+        replayCommits(before: .max, &self)
         return events
     }
 

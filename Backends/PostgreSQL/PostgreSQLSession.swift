@@ -74,7 +74,7 @@ final class PostgreSQLSession: Sendable {
     /// first if need be) when created.
     func namespace(named name: String) -> PostgreSQLNamespace {
         let (namespace, isNew) = state.withLock { state -> (PostgreSQLNamespace, Bool) in
-            if let namespace = state.namespaces[name]?.namespace { return (namespace, false) }
+            if let namespace = state.namespaces[name]?.namespace, !namespace.isRetired { return (namespace, false) }
             let namespace = PostgreSQLNamespace(name: name, session: self)
             state.namespaces[name] = WeakNamespace(namespace: namespace)
             return (namespace, true)
@@ -228,15 +228,19 @@ final class PostgreSQLSession: Sendable {
 
     /// Listens on the namespace's channel, then has it catch up: LISTEN is sent first, so that
     /// every commit after the catch-up's snapshot is announced.
+    /// (A namespace that replaced one whose last instance was leaving finds its channel listened
+    /// on already, and still catches up.)
     private func start(_ namespace: PostgreSQLNamespace, on connection: PostgresConnection, generation: Int) {
-        let isNew = state.withLock { state -> Bool in
-            guard state.generation == generation, state.listening[namespace.name] == nil else { return false }
-            state.listening[namespace.name] = connection.addListener(channel: namespace.channel) { [weak self] _, notification in
-                self?.notified(notification)
+        let current = state.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            if state.listening[namespace.name] == nil {
+                state.listening[namespace.name] = connection.addListener(channel: namespace.channel) { [weak self] _, notification in
+                    self?.notified(notification)
+                }
             }
             return true
         }
-        if isNew { namespace.resume() }
+        if current { namespace.resume() }
     }
 
     // MARK: Notifications and the heartbeat
@@ -276,8 +280,13 @@ final class PostgreSQLSession: Sendable {
         run { _, write in write.execute(binds) }
     }
 
+    /// Statements are sent in the order of the calls, whatever thread makes them: a namespace
+    /// numbers its statements in that order and relies on the answers following it. The
+    /// connection sends a statement given on the event loop at once but one given elsewhere
+    /// through the loop's task queue, so one sent from the loop (a catch-up after a notification)
+    /// would overtake writes queued before it; from the loop it is queued too.
     private func run<Value: Sendable>(
-        _ send: (PostgresConnection, PreparedQuery) -> EventLoopFuture<Value>
+        _ send: @escaping @Sendable (PostgresConnection, PreparedQuery) -> EventLoopFuture<Value>
     ) -> EventLoopFuture<Value> {
         let (connection, write, failure) = state.withLock { ($0.connection, $0.write, $0.lastFailure) }
         guard let connection, let write else {
@@ -293,11 +302,14 @@ final class PostgreSQLSession: Sendable {
             promise.fail(PostgreSQLTimeout(limit: timeout))
             Self.close(connection)
         }
-        send(connection, write).whenComplete { result in
-            timer.cancel()
-            guard !answered.exchange(true, ordering: .relaxed) else { return }
-            promise.completeWith(result)
+        let submit: @Sendable () -> Void = {
+            send(connection, write).whenComplete { result in
+                timer.cancel()
+                guard !answered.exchange(true, ordering: .relaxed) else { return }
+                promise.completeWith(result)
+            }
         }
+        if eventLoop.inEventLoop { eventLoop.execute(submit) } else { submit() }
         return promise.futureResult
     }
 

@@ -69,6 +69,39 @@ import Testing
         }
     }
 
+    /// The store's directory removed and made again while watch runs (a restore, a cleanup
+    /// script): watch reports the old store's keys removed, then follows the store now at the
+    /// path, instead of going silent.
+    @Test(arguments: ["json", "userdefaults", "sqlite", "lmdb"])
+    func watchFollowsTheStoreWhenItsDirectoryIsRemovedAndMadeAgain(_ scheme: String) throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            // A suite lives in the preferences directory under XDG_CONFIG_HOME ("config").
+            let (store, removed) = switch scheme {
+            case "json": (cli.json("d/store.json"), "d")
+            case "userdefaults": (cli.suite(), "config")
+            default: ("\(scheme):" + cli.path("d/store.\(scheme)"), "d")
+            }
+            try FileManager.default.createDirectory(atPath: cli.path("d"), withIntermediateDirectories: true)
+            try cli.succeed(["--store", store, "write", "k", "1", "--type", "int"])
+            let watcher = try cli.start(["--store", store, "watch", "ready", "k"])
+            #expect(try Self.waitUntilWatching(watcher, cli, store: store))
+            try FileManager.default.removeItem(atPath: cli.path(removed))
+            try FileManager.default.createDirectory(atPath: cli.path(removed), withIntermediateDirectories: true)
+            try cli.succeed(["--store", store, "write", "k", "2", "--type", "int"])
+            let ofK = { (lines: [String]) in lines.filter { $0.hasPrefix("k\t") } }
+            #expect(watcher.wait { ofK($0) == ["k\t(removed)", "k\t2"] }, "\(watcher.lines)")
+            try cli.succeed(["--store", store, "write", "k", "3", "--type", "int"])
+            #expect(watcher.wait { ofK($0) == ["k\t(removed)", "k\t2", "k\t3"] }, "\(watcher.lines)")
+            kill(watcher.process.processIdentifier, SIGINT)
+            let errors = watcher.finish()
+            #expect(watcher.process.terminationStatus == 0)
+            // The SQLite and LMDB stores are opened again by watch (and it says so); a JSON file
+            // or a suite is followed by its provider, through its directory's watch.
+            #expect(errors.contains("removed or replaced") == ["sqlite", "lmdb"].contains(scheme), "\(errors)")
+        }
+    }
+
     @Test func watchStopsAfterCountChanges() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

@@ -55,6 +55,34 @@ import TestSupport
         }
     }
 
+    /// The watched file's directory removed and made again (with a file in it held open, as a
+    /// store's lock file is: the kernel then reports the directory's own removal only when that
+    /// file is closed): the monitor sees the removal, then changes in the new directory.
+    @Test(arguments: strategies, [false, true])
+    func followsTheDirectoryWhenItIsRemovedAndMadeAgain(strategy: FileChangeMonitor.Strategy, holdingAFileOpen: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory.path("d")
+            let path = folder + "/store.json"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Data("first".utf8).write(to: URL(fileURLWithPath: path))
+            let held = holdingAFileOpen ? open(folder + "/store.json.lock", O_RDWR | O_CREAT, 0o600) : -1
+            defer { if held >= 0 { close(held) } }
+            let counter = Counter()
+            let monitor = try FileChangeMonitor(watching: [path], strategy: strategy) { counter.bump() }
+            defer { monitor.cancel() }
+
+            var seen = counter.value
+            try FileManager.default.removeItem(atPath: folder)
+            #expect(counter.waitBeyond(seen), "the removal not seen")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // Whatever the new directory wakes, then a quiet moment.
+            usleep(700_000)
+            seen = counter.value
+            try Data("second".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(counter.waitBeyond(seen), "a file written in the new directory not seen")
+        }
+    }
+
     /// `.touchOrReplacement` wakes on a touch and a replacement, not on writes, even while another
     /// monitor of the same directory wants writes (and only until that one is cancelled).
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fdinfo")))

@@ -13,11 +13,13 @@ struct DurabilityTests {
     struct Level: Sendable, CustomTestStringConvertible {
         var scheme: String
         var options: String
-        /// Syncs per committed write.
+        /// Syncs per committed write (per set-and-remove round with `emptying`).
         var syncs: Int
         /// Why that many.
         var reason: String
-        var testDescription: String { scheme + ":" + (options.isEmpty ? "" : "?" + options) }
+        /// Whether each round sets the only key and removes it again (the child's `empties`).
+        var emptying = false
+        var testDescription: String { scheme + ":" + (options.isEmpty ? "" : "?" + options) + (emptying ? ", emptied" : "") }
     }
 
     static let levels: [Level] = [
@@ -29,6 +31,10 @@ struct DurabilityTests {
         Level(scheme: "lmdb", options: "", syncs: 2, reason: "the data pages (fdatasync), then the meta page (O_DSYNC)"),
         Level(scheme: "lmdb", options: "durability=synced", syncs: 2, reason: "as the default"),
         Level(scheme: "lmdb", options: "durability=nosync", syncs: 0, reason: "MDB_NOSYNC"),
+        Level(
+            scheme: "userdefaults", options: "", syncs: 3,
+            reason: "a write (file, directory), then emptying the suite removes its file and syncs the directory", emptying: true),
+        Level(scheme: "json", options: "", syncs: 4, reason: "a write, then an empty file written the same way", emptying: true),
     ]
 
     /// The syncs of a child that opens the store and writes `count` times.
@@ -39,7 +45,7 @@ struct DurabilityTests {
         let text = store.store + (level.options.isEmpty ? "" : "?" + level.options)
         let log = base + "/shim.log"
         let result = try ChildProcess.run(
-            "ReliabilityTestChild", ["writes", text, String(count)],
+            "ReliabilityTestChild", [level.emptying ? "empties" : "writes", text, String(count)],
             environment: store.environment.merging(shim.environment(watching: base, log: log)) { $1 })
         try #require(result.status == 0, "\(text): \(result.standardError)")
         let calls = FaultShim.calls(inLog: log)

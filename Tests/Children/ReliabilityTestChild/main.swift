@@ -24,6 +24,9 @@
 //   ReliabilityTestChild writes <store> <count>
 //       Opens the store, writes <count> different values to one key (each its own commit), prints
 //       "ok"; the durability tests count the syncs of runs of 1 and of more writes.
+//   ReliabilityTestChild empties <store> <count>
+//       Like writes, but each time sets the only key and removes it again, emptying the store
+//       (a UserDefaults suite file is then removed): two commits per round.
 //   ReliabilityTestChild read <store>
 //       Opens the store and reads every key: prints "read <count>" or "error <code>" (exit 0);
 //       anything else (a crash, another error) is a failure.
@@ -152,6 +155,19 @@ case ("writes", 3):
     let store = open(arguments[1])
     do {
         for number in 0..<count { try store.setValue(.int(Int64(number)), forKey: "durability") }
+    } catch {
+        fail("write failed: \(error)", status: 5)
+    }
+    say("ok")
+
+case ("empties", 3):
+    guard let count = Int(arguments[2]) else { fail("bad arguments") }
+    let store = open(arguments[1])
+    do {
+        for number in 0..<count {
+            try store.setValue(.int(Int64(number)), forKey: "durability")
+            try store.removeValue(forKey: "durability")
+        }
     } catch {
         fail("write failed: \(error)", status: 5)
     }

@@ -19,7 +19,13 @@ struct DurabilityTests {
         var reason: String
         /// Whether each round sets the only key and removes it again (the child's `empties`).
         var emptying = false
-        var testDescription: String { scheme + ":" + (options.isEmpty ? "" : "?" + options) + (emptying ? ", emptied" : "") }
+        /// Options of another provider on the same store, opened and written first in the same
+        /// process (the child's `writes-after`): LMDB shares one environment between them.
+        var after: String?
+        var testDescription: String {
+            scheme + ":" + (options.isEmpty ? "" : "?" + options) + (emptying ? ", emptied" : "")
+                + (after.map { ", after a provider with ?\($0)" } ?? "")
+        }
     }
 
     static let levels: [Level] = [
@@ -35,6 +41,12 @@ struct DurabilityTests {
             scheme: "userdefaults", options: "", syncs: 3,
             reason: "a write (file, directory), then emptying the suite removes its file and syncs the directory", emptying: true),
         Level(scheme: "json", options: "", syncs: 4, reason: "a write, then an empty file written the same way", emptying: true),
+        Level(
+            scheme: "lmdb", options: "durability=nosync", syncs: 0, reason: "MDB_NOSYNC set for this provider's commits",
+            after: "durability=synced"),
+        Level(
+            scheme: "lmdb", options: "durability=synced", syncs: 2, reason: "MDB_NOSYNC cleared for this provider's commits",
+            after: "durability=nosync"),
     ]
 
     /// The syncs of a child that opens the store and writes `count` times.
@@ -45,7 +57,9 @@ struct DurabilityTests {
         let text = store.store + (level.options.isEmpty ? "" : "?" + level.options)
         let log = base + "/shim.log"
         let result = try ChildProcess.run(
-            "ReliabilityTestChild", [level.emptying ? "empties" : "writes", text, String(count)],
+            "ReliabilityTestChild",
+            level.after.map { ["writes-after", store.store + "?" + $0, text, String(count)] }
+                ?? [level.emptying ? "empties" : "writes", text, String(count)],
             environment: store.environment.merging(shim.environment(watching: base, log: log)) { $1 })
         try #require(result.status == 0, "\(text): \(result.standardError)")
         let calls = FaultShim.calls(inLog: log)

@@ -27,6 +27,10 @@
 //   ReliabilityTestChild empties <store> <count>
 //       Like writes, but each time sets the only key and removes it again, emptying the store
 //       (a UserDefaults suite file is then removed): two commits per round.
+//   ReliabilityTestChild writes-after <first-store> <store> <count>
+//       Opens <first-store> and writes once, then opens <store> (the same LMDB environment with
+//       another durability) and writes <count> times through it: a provider's own durability must
+//       hold on a shared environment.
 //   ReliabilityTestChild read <store>
 //       Opens the store and reads every key: prints "read <count>" or "error <code>" (exit 0);
 //       anything else (a crash, another error) is a failure.
@@ -168,6 +172,18 @@ case ("empties", 3):
             try store.setValue(.int(Int64(number)), forKey: "durability")
             try store.removeValue(forKey: "durability")
         }
+    } catch {
+        fail("write failed: \(error)", status: 5)
+    }
+    say("ok")
+
+case ("writes-after", 4):
+    guard let count = Int(arguments[3]) else { fail("bad arguments") }
+    let first = open(arguments[1])
+    let store = open(arguments[2])
+    do {
+        try first.setValue(.string("first"), forKey: "first")
+        for number in 0..<count { try store.setValue(.int(Int64(number)), forKey: "durability") }
     } catch {
         fail("write failed: \(error)", status: 5)
     }

@@ -128,10 +128,15 @@ extension LMDBEnvironment {
         }
     }
 
+    /// Whether the environment is closed because opening it again after a replacement failed
+    /// (the store's directory was removed, say): calls fail until it opens.
+    var isClosedForReplacement: Bool { handle.dataFile.load(ordering: .acquiring) == 0 }
+
     private func openAgain() throws(DefaultsError) {
         try writer.withLock { (state: inout WriterState) throws(DefaultsError) in
-            // Another thread may have opened it again meanwhile.
-            guard Self.identity(atPath: path + "/data.mdb") != handle.dataFile.load(ordering: .acquiring) else { return }
+            // Another thread may have opened it again meanwhile (0: closed, a reopen failed).
+            let open = handle.dataFile.load(ordering: .acquiring)
+            guard open == 0 || Self.identity(atPath: path + "/data.mdb") != open else { return }
             let outcome = gate.exclusive(takingPool: true) { pooled -> Result<Void, DefaultsError> in
                 for transaction in pooled { mdb_txn_abort(transaction) }
                 if let pointer = handle.pointer { mdb_env_close(pointer) }

@@ -22,8 +22,6 @@ enum LMDBEnvironmentRegistry {
     private struct Entry {
         var environment: LMDBEnvironment
         var users: Int
-        /// The identities of the directory and of its files when the environment was opened.
-        var identities: Set<UInt64>
     }
 
     private static let entries = Mutex<[Entry]>([])
@@ -33,13 +31,17 @@ enum LMDBEnvironmentRegistry {
         let directory = try canonicalDirectory(path)
         return try entries.withLock { (entries: inout [Entry]) throws(DefaultsError) -> LMDBEnvironment in
             let identities = identities(of: directory)
-            if let index = entries.firstIndex(where: { !$0.identities.isDisjoint(with: identities) }) {
+            // By what each open environment's path leads to now, not what it led to when opened:
+            // the files of a store removed meanwhile may have given their inode numbers to new ones.
+            if let index = entries.firstIndex(where: { !Self.identities(of: $0.environment.path).isDisjoint(with: identities) }) {
+                let environment = entries[index].environment
+                // Closed after its store was removed: the store at the path now is opened (or made).
+                if environment.isClosedForReplacement { try environment.reopen() }
                 entries[index].users += 1
-                return entries[index].environment
+                return environment
             }
             let environment = try LMDBEnvironment(path: directory, options: options)
-            // Again now that the files exist (a new store creates them).
-            entries.append(Entry(environment: environment, users: 1, identities: Self.identities(of: directory)))
+            entries.append(Entry(environment: environment, users: 1))
             return environment
         }
     }

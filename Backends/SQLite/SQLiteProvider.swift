@@ -1,4 +1,5 @@
 import AnyDefaultsCore
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -91,16 +92,20 @@ public final class SQLiteProvider: DefaultsProvider {
         self.busyTimeout = busyTimeout
         let box = HandleBox()
         let sharedFile = try SQLiteSharedFile.join(
-            connection.fileID, path: connection.path, broadcaster: broadcaster, closeIfIdle: { box.handle?.closeIfIdle() ?? true })
+            connection.fileID, path: connection.path, broadcaster: broadcaster, closeIfIdle: { box.handle?.closeIfIdle() ?? true },
+            follow: { box.provider?.followReplacement(from: $0) })
         handle = Handle(State(connection: connection, sharedFile: sharedFile))
         box.handle = handle
         self.box = box
+        box.provider = self
     }
 
     /// Where the closures given to the shared file find this instance's handle, without keeping it.
     private final class HandleBox: @unchecked Sendable {
-        // @unchecked: set once, in the initializer, before the box is shared with anyone who reads it.
+        // @unchecked: each is set once, in the initializer. `provider` is read only for an instance
+        // whose broadcaster has observers, which it cannot have before its initializer returns.
         weak var handle: Handle?
+        weak var provider: SQLiteProvider?
     }
 
     private let box: HandleBox
@@ -140,12 +145,39 @@ public final class SQLiteProvider: DefaultsProvider {
             path: path, synchronous: Self.synchronous(durability), busyTimeout: busyTimeout, creating: false)
         let box = box
         state.sharedFile = try SQLiteSharedFile.join(
-            connection.fileID, path: path, broadcaster: broadcaster, closeIfIdle: { box.handle?.closeIfIdle() ?? true })
+            connection.fileID, path: path, broadcaster: broadcaster, closeIfIdle: { box.handle?.closeIfIdle() ?? true },
+            follow: { box.provider?.followReplacement(from: $0) })
         state.connection = connection
         if broadcaster.hasObservers {
             state.sharedFile.watch(path: path, synchronous: Self.synchronous(durability), busyTimeout: busyTimeout)
         }
         state.sharedFile.changeCounter.invalidateAll()
+    }
+
+    /// After the watch found the file under the path replaced, deleted or its directory removed:
+    /// opens the store at the path (on another thread, soon) and tells observers how it differs
+    /// from `before`. While there is none, they hear every key removed, and it tries again every
+    /// 100 ms as long as anyone observes.
+    fileprivate func followReplacement(from before: [String: DefaultsValue]?, after delay: DispatchTimeInterval = .never) {
+        let deadline: DispatchTime = delay == .never ? .now() : .now() + delay
+        DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in
+            guard let self, broadcaster.hasObservers, !handle.state.withLock({ $0.closed }) else { return }
+            do {
+                let after = try allValues()
+                if let before { report(from: before, to: after) }
+            } catch {
+                if let before, !before.isEmpty { report(from: before, to: [:]) }
+                followReplacement(from: before == nil ? nil : [:], after: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Tells observers, as external changes, how `after` differs from `before`.
+    private func report(from before: [String: DefaultsValue], to after: [String: DefaultsValue]) {
+        broadcaster.enqueue(Set(before.keys).union(after.keys).sorted().compactMap { key in
+            before[key] == after[key] ? nil : DefaultsChangeEvent(key: key, newValue: after[key], origin: .external)
+        })
+        broadcaster.deliverPending()
     }
 
     private static func synchronous(_ durability: Durability) -> StaticString {

@@ -28,6 +28,9 @@ final class SQLiteSharedFile: Sendable {
         /// Closes the instance's connection unless a call is using it; returns whether it is
         /// closed (see ``retire()``).
         var closeIfIdle: @Sendable () -> Bool
+        /// Has the instance open the store now at the path and tell its observers how it differs
+        /// from the values given (those of the replaced file, if they could be read).
+        var follow: @Sendable ([String: DefaultsValue]?) -> Void
     }
 
     private struct Entry: Sendable {
@@ -91,7 +94,8 @@ final class SQLiteSharedFile: Sendable {
     /// The shared state of the file `id` at `path`, with one instance (its `broadcaster`, and how
     /// to close its connection for a replacement) added to it.
     static func join(
-        _ id: FileID, path: String, broadcaster: ChangeBroadcaster, closeIfIdle: @escaping @Sendable () -> Bool
+        _ id: FileID, path: String, broadcaster: ChangeBroadcaster, closeIfIdle: @escaping @Sendable () -> Bool,
+        follow: @escaping @Sendable ([String: DefaultsValue]?) -> Void
     ) throws(DefaultsError) -> SQLiteSharedFile {
         let counter = try counter(forStore: path)
         let file = open.withLock { open in
@@ -103,7 +107,7 @@ final class SQLiteSharedFile: Sendable {
             SQLiteReserve.ensure(forStore: path)
             return file
         }
-        file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster, closeIfIdle: closeIfIdle) }
+        file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster, closeIfIdle: closeIfIdle, follow: follow) }
         return file
     }
 
@@ -136,11 +140,17 @@ final class SQLiteSharedFile: Sendable {
         return others.allSatisfy { $0.retire() }
     }
 
-    /// Retires this file if the path names another file now (or none); returns whether it did.
-    /// Called by the watch, which wakes when the file is replaced.
+    /// Retires this file if the path names another file now (or none), and has the observed
+    /// instances follow the store at the path; returns whether it did. Called by the watch, which
+    /// wakes when the file is replaced, deleted, or its directory removed.
     private func retireIfReplaced() -> Bool {
         guard SQLiteStoreFile.identity(atPath: path) != id else { return false }
+        // What observers knew: the replaced file, read through the watch's connection to it.
+        let before = watcher.withLock { watcher in try? watcher?.connection.allValues() }
         retire()
+        for member in members.withLock({ Array($0.values) }) where member.broadcaster?.hasObservers == true {
+            member.follow(before)
+        }
         return true
     }
 

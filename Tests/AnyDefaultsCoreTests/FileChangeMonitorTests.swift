@@ -55,6 +55,27 @@ import TestSupport
         }
     }
 
+    /// A watched file that is a symbolic link to a file in another directory: a write to the
+    /// target through its own path is seen.
+    @Test(arguments: strategies)
+    func seesWritesToTheTargetOfALink(strategy: FileChangeMonitor.Strategy) throws {
+        try withTemporaryDirectory { directory in
+            let elsewhere = directory.path("elsewhere")
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            let target = elsewhere + "/store.json"
+            try Data("first".utf8).write(to: URL(fileURLWithPath: target))
+            let path = directory.path("store.json")
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+            let counter = Counter()
+            let monitor = try FileChangeMonitor(watching: [path], strategy: strategy) { counter.bump() }
+            defer { monitor.cancel() }
+            usleep(30_000)
+            let seen = counter.value
+            try Data("second, longer".utf8).write(to: URL(fileURLWithPath: target), options: .atomic)
+            #expect(counter.waitBeyond(seen), "a write to the link's target not seen")
+        }
+    }
+
     /// The watched file's directory removed and made again (with a file in it held open, as a
     /// store's lock file is: the kernel then reports the directory's own removal only when that
     /// file is closed): the monitor sees the removal, then changes in the new directory.

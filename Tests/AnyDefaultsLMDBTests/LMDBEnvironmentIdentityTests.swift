@@ -35,6 +35,31 @@ import Darwin
         #expect(try LMDBProvider(path: first).value(forKey: "after") == .int(2))
     }
 
+    /// A store removed while an observed provider has it open, then made again at the same path
+    /// by a new provider in the same process: both are on one environment (the removed store's,
+    /// opened again; a second one on the same files would clash with it), and the old provider's
+    /// observers hear the new store's writes.
+    @Test func aStoreRemovedAndMadeAgainInTheSameProcessIsOneEnvironment() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store")
+            let old = try LMDBProvider(path: path)
+            let events = EventLog(old)
+            try old.setValue(.int(1), forKey: "k")
+            #expect(events.wait(for: 1).count == 1)
+            try FileManager.default.removeItem(atPath: path)
+            // The watch notices, fails to open the store again (there is none) and reports the removal.
+            #expect(events.wait(for: 2).last?.newValue == .some(nil))
+            let new = try LMDBProvider(path: path)
+            try new.setValue(.int(2), forKey: "k")
+            #expect(events.wait(for: 3).last?.newValue == .int(2), "\(events.all)")
+            #expect(try old.value(forKey: "k") == .int(2))
+            #expect(try new.value(forKey: "k") == .int(2))
+            new.close()
+            old.close()
+            #expect(try LMDBProvider(path: path).value(forKey: "k") == .int(2))
+        }
+    }
+
     @Test func aDirectoryWhoseFilesAreHardLinksToTheStoresIsTheSameStore() throws {
         try withTemporaryDirectory { directory in
             let first = directory.path("first")

@@ -48,7 +48,8 @@ public final class FileChangeMonitor: Sendable {
     private let watch: Mutex<InotifyHub.Registration?>
     #endif
 
-    /// Starts watching `files` (which need not exist yet; their directories must).
+    /// Starts watching `files` (which need not exist yet; their directories must), and the files
+    /// those that are symbolic links lead to (as they are when the watch starts).
     ///
     /// - Throws: ``DefaultsError`` if the operating system refuses the watch.
     public init(
@@ -69,7 +70,10 @@ public final class FileChangeMonitor: Sendable {
             #if os(Linux)
             source = Mutex(nil)
             let mask = trigger == .anyChange ? InotifyHub.everyChange : InotifyHub.touchOrReplacement
-            watch = Mutex(try InotifyHub.shared.register(files: files, mask: mask, queue: queue, backend: backend, onChange: onChange))
+            // A file that is a symbolic link changes where its target is: that directory is watched too.
+            let targets = files.compactMap { file in (try? FileReplacement.followingLinks(file)).flatMap { $0 == file ? nil : $0 } }
+            watch = Mutex(
+                try InotifyHub.shared.register(files: files + targets, mask: mask, queue: queue, backend: backend, onChange: onChange))
             #else
             source = Mutex(Self.pollingSource(files: files, interval: .milliseconds(50), queue: queue, onChange: onChange))
             #endif

@@ -11,6 +11,21 @@ import Testing
         (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
     }
 
+    /// A replacement holds exactly the bytes given, at every size around the writes' edges and at
+    /// seeded random sizes (a short write or an off-by-one in the write loop shows here).
+    @Test func aReplacedFileHoldsExactlyTheBytesGiven() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("exact.bin")
+            var generator = SeededGenerator(seed: 2029)
+            let sizes = [0, 1, 2, 4095, 4096, 4097, 65_537] + (0..<4).map { _ in Int(generator.next() % 1_000_000) }
+            for size in sizes {
+                let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                try FileReplacement.replace(path, with: bytes)
+                #expect(FileManager.default.contents(atPath: path) == Data(bytes), "size \(size) (seed 2029)")
+            }
+        }
+    }
+
     @Test func writesGoThroughLinksAndCreateADanglingLinksTarget() throws {
         try withTemporaryDirectory { directory in
             let file = directory.path("file")

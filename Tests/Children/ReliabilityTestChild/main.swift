@@ -24,6 +24,16 @@
 //   ReliabilityTestChild standard-write <key> <value>
 //       Writes the string <value> under <key> through Defaults.standard, as an app does (the
 //       store `anydefaults --app ReliabilityTestChild` must open), and prints "ok".
+//   ReliabilityTestChild writes <store> <count>
+//       Opens the store, writes <count> different values to one key (each its own commit), prints
+//       "ok"; the durability tests count the syncs of runs of 1 and of more writes.
+//   ReliabilityTestChild empties <store> <count>
+//       Like writes, but each time sets the only key and removes it again, emptying the store
+//       (a UserDefaults suite file is then removed): two commits per round.
+//   ReliabilityTestChild writes-after <first-store> <store> <count>
+//       Opens <first-store> and writes once, then opens <store> (the same LMDB environment with
+//       another durability) and writes <count> times through it: a provider's own durability must
+//       hold on a shared environment.
 //   ReliabilityTestChild read <store>
 //       Opens the store and reads every key: prints "read <count>" or "error <code>" (exit 0);
 //       anything else (a crash, another error) is a failure.
@@ -154,6 +164,41 @@ case ("keep-writing", 5):
         number += 1
     }
     say("done")
+
+case ("writes", 3):
+    guard let count = Int(arguments[2]) else { fail("bad arguments") }
+    let store = open(arguments[1])
+    do {
+        for number in 0..<count { try store.setValue(.int(Int64(number)), forKey: "durability") }
+    } catch {
+        fail("write failed: \(error)", status: 5)
+    }
+    say("ok")
+
+case ("empties", 3):
+    guard let count = Int(arguments[2]) else { fail("bad arguments") }
+    let store = open(arguments[1])
+    do {
+        for number in 0..<count {
+            try store.setValue(.int(Int64(number)), forKey: "durability")
+            try store.removeValue(forKey: "durability")
+        }
+    } catch {
+        fail("write failed: \(error)", status: 5)
+    }
+    say("ok")
+
+case ("writes-after", 4):
+    guard let count = Int(arguments[3]) else { fail("bad arguments") }
+    let first = open(arguments[1])
+    let store = open(arguments[2])
+    do {
+        try first.setValue(.string("first"), forKey: "first")
+        for number in 0..<count { try store.setValue(.int(Int64(number)), forKey: "durability") }
+    } catch {
+        fail("write failed: \(error)", status: 5)
+    }
+    say("ok")
 
 case ("read", 2):
     do {

@@ -1,0 +1,85 @@
+import AnyDefaults
+import Foundation
+import TestSupport
+import Testing
+
+/// The durability a store string asks for reaches the engine: the syncs per committed write,
+/// counted by the fault shim (`Tests/FaultInjection/faultshim.c`) in a child process that writes
+/// once and then several times (the difference, divided by the extra writes, is what one commit
+/// costs; opening and closing the store cancel out). A sync is an `fsync`, an `fdatasync` or a
+/// write through a descriptor opened `O_DSYNC` (how LMDB writes its meta page).
+@Suite(.enabled(if: FaultShim.isSupported, "the fault shim interposes glibc through LD_PRELOAD: Linux only"))
+struct DurabilityTests {
+    struct Level: Sendable, CustomTestStringConvertible {
+        var scheme: String
+        var options: String
+        /// Syncs per committed write (per set-and-remove round with `emptying`).
+        var syncs: Int
+        /// Why that many.
+        var reason: String
+        /// Whether each round sets the only key and removes it again (the child's `empties`).
+        var emptying = false
+        /// Options of another provider on the same store, opened and written first in the same
+        /// process (the child's `writes-after`): LMDB shares one environment between them.
+        var after: String?
+        var testDescription: String {
+            scheme + ":" + (options.isEmpty ? "" : "?" + options) + (emptying ? ", emptied" : "")
+                + (after.map { ", after a provider with ?\($0)" } ?? "")
+        }
+    }
+
+    static let levels: [Level] = [
+        Level(scheme: "json", options: "", syncs: 2, reason: "the new file, then its directory after the rename"),
+        Level(scheme: "userdefaults", options: "", syncs: 2, reason: "the new suite file, then the directory after the rename"),
+        Level(scheme: "sqlite", options: "", syncs: 0, reason: "synchronous=NORMAL in WAL mode syncs at checkpoints only"),
+        Level(scheme: "sqlite", options: "durability=normal", syncs: 0, reason: "synchronous=NORMAL"),
+        Level(scheme: "sqlite", options: "durability=full", syncs: 1, reason: "synchronous=FULL syncs the WAL at each commit"),
+        Level(scheme: "lmdb", options: "", syncs: 2, reason: "the data pages (fdatasync), then the meta page (O_DSYNC)"),
+        Level(scheme: "lmdb", options: "durability=synced", syncs: 2, reason: "as the default"),
+        Level(scheme: "lmdb", options: "durability=nosync", syncs: 0, reason: "MDB_NOSYNC"),
+        Level(
+            scheme: "userdefaults", options: "", syncs: 3,
+            reason: "a write (file, directory), then emptying the suite removes its file and syncs the directory", emptying: true),
+        Level(scheme: "json", options: "", syncs: 4, reason: "a write, then an empty file written the same way", emptying: true),
+        Level(
+            scheme: "lmdb", options: "durability=nosync", syncs: 0, reason: "MDB_NOSYNC set for this provider's commits",
+            after: "durability=synced"),
+        Level(
+            scheme: "lmdb", options: "durability=synced", syncs: 2, reason: "MDB_NOSYNC cleared for this provider's commits",
+            after: "durability=nosync"),
+    ]
+
+    /// The syncs of a child that opens the store and writes `count` times.
+    static func syncs(_ level: Level, writes count: Int, shim: FaultShim, in directory: TemporaryDirectory) throws -> [FaultShim.Call] {
+        let base = directory.path("run-\(count)")
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let store = TestStore(level.scheme, base: base, forChildren: true)
+        let text = store.store + (level.options.isEmpty ? "" : "?" + level.options)
+        let log = base + "/shim.log"
+        let result = try ChildProcess.run(
+            "ReliabilityTestChild",
+            level.after.map { ["writes-after", store.store + "?" + $0, text, String(count)] }
+                ?? [level.emptying ? "empties" : "writes", text, String(count)],
+            environment: store.environment.merging(shim.environment(watching: base, log: log)) { $1 })
+        try #require(result.status == 0, "\(text): \(result.standardError)")
+        let calls = FaultShim.calls(inLog: log)
+        try #require(!calls.isEmpty, "the shim counted no call for \(text): is it preloaded?")
+        return calls.filter(\.isSync)
+    }
+
+    @Test(arguments: levels)
+    func eachCommitSyncsAsItsLevelPromises(_ level: Level) async throws {
+        try await BlockingWork.run {
+            try withTemporaryDirectory { directory in
+                let shim = try FaultShim.build(in: directory.path)
+                let once = try Self.syncs(level, writes: 1, shim: shim, in: directory)
+                let extra = 4
+                let more = try Self.syncs(level, writes: 1 + extra, shim: shim, in: directory)
+                let perCommit = Double(more.count - once.count) / Double(extra)
+                #expect(
+                    perCommit == Double(level.syncs),
+                    "\(level.testDescription): \(perCommit) syncs per commit, expected \(level.syncs) (\(level.reason)); one write: \(once), \(1 + extra) writes: \(more)")
+            }
+        }
+    }
+}

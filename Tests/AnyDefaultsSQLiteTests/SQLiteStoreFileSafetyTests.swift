@@ -38,6 +38,61 @@ import Darwin
         }
     }
 
+    /// A backup renamed over a store whose last writer crashed: the crashed file's write-ahead
+    /// log must never be applied to the backup, so it is moved aside; when that move fails (the
+    /// fault shim fails the rename with EIO), the open is refused, the log is kept byte for byte
+    /// and the backup untouched; the next open moves it aside and reads the backup.
+    @Test(.enabled(if: FaultShim.isSupported, "the fault shim interposes glibc through LD_PRELOAD: Linux only"))
+    func aStaleWriteAheadLogThatCannotBeMovedAsideIsNeverApplied() throws {
+        try withTemporaryDirectory { directory in
+            let shim = try FaultShim.build(in: directory.path)
+            /// A store whose writer crashed (its log holds `lost.*`) with a backup renamed over it.
+            func prepare(_ name: String) throws -> String {
+                let folder = directory.path(name)
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                let path = folder + "/store.sqlite"
+                let crashed = try ChildProcess.run("SQLiteTestChild", ["crash", path, "lost", "20"])
+                #expect(crashed.wasSignaled, "\(crashed.standardError)")
+                let backup = try SQLiteProvider(path: folder + "/backup.sqlite")
+                try backup.setValue(.int(7), forKey: "restored")
+                backup.close()
+                #expect(rename(folder + "/backup.sqlite", path) == 0)
+                return path
+            }
+            // Which counted call is the move aside: an open of a store prepared the same way.
+            let counting = try prepare("counting")
+            let log = directory.path("calls.log")
+            let counted = try ChildProcess.run(
+                "SQLiteTestChild", ["read", counting, "restored"], environment: shim.environment(watching: directory.path("counting"), log: log))
+            #expect(counted.standardOutput == "int(7)\n", "\(counted.standardError)")
+            let moves = FaultShim.calls(inLog: log)
+                .filter { $0.function.hasPrefix("rename") && $0.target.contains("-wal") }
+            guard let move = moves.first else {
+                Issue.record("no rename of the -wal among the calls: \(FaultShim.calls(inLog: log))")
+                return
+            }
+
+            let path = try prepare("failing")
+            let staleLog = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+            let stored = try Data(contentsOf: URL(fileURLWithPath: path))
+            let failed = try ChildProcess.run(
+                "SQLiteTestChild", ["read", path, "restored"],
+                environment: shim.environment(watching: directory.path("failing"), log: directory.path("failing.log"), failing: move.number))
+            #expect(failed.status != 0 && failed.standardError.contains("-wal"), "\(failed)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")) == staleLog, "the stale log is kept")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == stored, "the backup is untouched")
+
+            let store = try SQLiteProvider(path: path)
+            #expect(try store.value(forKey: "restored") == .int(7))
+            #expect(try store.value(forKey: "lost.3") == nil, "the stale log was never applied")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path("failing")).filter { $0.contains("-wal.replaced-") }
+            #expect(aside.count == 1)
+            if let name = aside.first {
+                #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path("failing") + "/" + name)) == staleLog)
+            }
+        }
+    }
+
     /// A backup restored by renaming it over the store while another process has the store open,
     /// writing and watching: the restored keys are there for every reader, the old process's
     /// write-ahead log is never applied to the restored file, and the old process's next writes go

@@ -64,7 +64,7 @@ import Darwin
             let log = directory.path("calls.log")
             let counted = try ChildProcess.run(
                 "SQLiteTestChild", ["read", counting, "restored"], environment: shim.environment(watching: directory.path("counting"), log: log))
-            #expect(counted.standardOutput == "int(7)\n", "\(counted.standardError)")
+            #expect(counted.standardOutput == "7\n", "\(counted.standardError)")
             let moves = FaultShim.calls(inLog: log)
                 .filter { $0.function.hasPrefix("rename") && $0.target.contains("-wal") }
             guard let move = moves.first else {

@@ -1,7 +1,7 @@
 import AnyDefaults
 
-/// Prints changes as `watch` shows them, keeping the values it has shown (to report what differs
-/// when the store is opened again) and the count.
+/// Prints changes as `watch` shows them, keeping the values it knows (so that a change reported
+/// twice, by a provider following its replaced files, prints once) and the count.
 struct ChangePrinter {
     let wanted: Set<String>
     let count: Int?
@@ -24,16 +24,5 @@ struct ChangePrinter {
             if let count, printed >= count { return true }
         }
         return false
-    }
-
-    mutating func show(removalOf keys: [String]) throws(CommandFailure) -> Bool {
-        try show(keys.map { DefaultsChangeEvent(key: $0, newValue: nil, origin: .external) })
-    }
-
-    /// The events that take what was shown to `values`, keys in sorted order.
-    func differences(to values: [String: DefaultsValue]) -> [DefaultsChangeEvent] {
-        Set(known.keys).union(values.keys).sorted().compactMap { key in
-            known[key] == values[key] ? nil : DefaultsChangeEvent(key: key, newValue: values[key], origin: .external)
-        }
     }
 }

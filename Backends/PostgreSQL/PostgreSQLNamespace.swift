@@ -316,6 +316,36 @@ final class PostgreSQLNamespace: Sendable {
         }.map { existed.value.load(ordering: .acquiring) }
     }
 
+    /// Removes each key of `expected` (valid, canonical) that still holds the value given for it,
+    /// for the instance of `writer`; the future tells which it removed. The server's bytes of the
+    /// keys are read and compared with the values here (as `==` compares them); then each key
+    /// whose bytes matched is removed only if it still holds those very bytes, in one statement.
+    func removeUnchanged(_ expected: [String: DefaultsValue], from writer: ChangeBroadcaster) -> EventLoopFuture<[String]> {
+        let removed = RemovedKeys()
+        return session.run(PostgreSQLStatements.storedValues(namespace: name, keys: Array(expected.keys)))
+            .flatMapThrowing { try PostgreSQLStatements.storedValues($0) }
+            .flatMap { stored -> EventLoopFuture<Void> in
+                let unchanged = stored.filter { key, bytes in
+                    let value = bytes.withUnsafeBytes { try? BinaryValueCodec.decode($0) }
+                    return value != nil && value == expected[key]
+                }
+                guard !unchanged.isEmpty else { return self.session.eventLoop.makeSucceededVoidFuture() }
+                let query = PostgreSQLStatements.removeUnchanged(
+                    namespace: self.name, channel: self.channel, keys: unchanged.map(\.key), values: unchanged.map(\.bytes))
+                return self.send(query: query, from: writer) { commit in
+                    let keys = (commit.removedKeys ?? []).compactMap { String(validating: $0, as: UTF8.self) }
+                    removed.keys.withLock { $0 = keys }
+                    return keys.map { .remove($0) }
+                }
+            }
+            .map { removed.keys.withLock { $0 } }
+    }
+
+    /// The keys a compare-and-remove removed, told by the commit to the caller.
+    private final class RemovedKeys: Sendable {
+        let keys = Mutex<[String]>([])
+    }
+
     /// Whether a removal removed something, told by the commit to the caller.
     private final class RemovalOutcome: Sendable {
         let value = Atomic<Bool>(false)

@@ -166,6 +166,20 @@ public final class PostgreSQLProvider: DefaultsProvider {
         return existed
     }
 
+    /// Removes each key of `expected` that still holds the value given for it, atomically per key
+    /// on the server (another machine's write between this call's read and its removal keeps the
+    /// key), and returns the keys removed: what a move from this store deletes.
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
+        try checkOpen()
+        guard !expected.isEmpty else { return [] }
+        let removed = try PostgreSQLWait.result(
+            of: namespace.removeUnchanged(Dictionary(expected, uniquingKeysWith: { _, last in last }), from: broadcaster),
+            within: options.timeout * 6 + .seconds(1), action: "Removing")
+        namespace.deliverPending()
+        return removed
+    }
+
     /// Applies `changes` in one transaction: all or nothing.
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
         guard let changes = try prepare(changes) else { return }

@@ -129,6 +129,52 @@ enum PostgreSQLStatements {
             binds: binds)
     }
 
+    /// The stored bytes of `keys` (those that hold a value), for a compare-and-remove to check.
+    static func storedValues(namespace: String, keys: [String]) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(namespace)
+        binds.append(keys.map { ByteBuffer(string: $0) })
+        return PostgresQuery(
+            unsafeSQL: """
+                SELECT v.key, v.value FROM anydefaults_values v, unnest($2::bytea[]) AS e(key)
+                WHERE v.namespace = $1 AND v.digest = sha256(e.key) AND v.key = e.key AND v.value IS NOT NULL
+                """,
+            binds: binds)
+    }
+
+    /// The rows of ``storedValues(namespace:keys:)``: each key and its stored bytes.
+    static func storedValues(_ result: PostgresQueryResult) throws -> [(key: String, bytes: [UInt8])] {
+        try result.rows.compactMap { row in
+            let (key, value) = try row.decode((ByteBuffer, ByteBuffer).self)
+            return String(validating: Array(buffer: key), as: UTF8.self).map { ($0, Array(buffer: value)) }
+        }
+    }
+
+    /// Marks each of `keys` removed if it still holds exactly the bytes given beside it, and
+    /// returns those it removed. Each key is compared and removed atomically: in READ COMMITTED an
+    /// UPDATE that waited for another writer of a row checks its condition again on the row as
+    /// that writer left it.
+    static func removeUnchanged(namespace: String, channel: String, keys: [String], values: [[UInt8]]) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 4)
+        binds.append(namespace)
+        binds.append(channel)
+        binds.append(keys.map { ByteBuffer(string: $0) })
+        binds.append(values.map { ByteBuffer(bytes: $0) })
+        return PostgresQuery(
+            unsafeSQL: """
+                WITH \(bumpRevision),
+                gone AS (
+                    UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision
+                    FROM ns, unnest($3::bytea[], $4::bytea[]) AS e(key, value)
+                    WHERE v.namespace = $1 AND v.digest = sha256(e.key) AND v.key = e.key AND v.value = e.value
+                    RETURNING v.key),
+                removed AS (SELECT array_agg(key) AS keys FROM gone)
+                SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
+                FROM ns, removed
+                """,
+            binds: binds)
+    }
+
     /// Decodes the row ``writeSQL`` returns: the revision and whether anything changed.
     ///
     /// The cells are read as binary whatever format the row reports: postgres-nio's

@@ -104,3 +104,26 @@ import TestSupport
         #expect(heard, "the new instance hears another machine's write")
     }
 }
+
+/// `removeValues(ifUnchanged:)` (what `migrate --move` deletes) compares with what the server
+/// holds, not with this process's replica, and removes atomically per key: a key another client
+/// changed is kept even when the replica has not heard of the change yet (here it never will: the
+/// change is made by hand, without a notification or a new revision).
+@Suite struct PostgreSQLCompareAndRemoveTests {
+    @Test func aKeyChangedOnTheServerIsKeptWhateverTheReplicaHolds() async throws {
+        let (removed, after) = try await BlockingWork.run { () throws -> ([String], [String: DefaultsValue]) in
+            let cluster = try PostgreSQLCluster.shared()
+            let namespace = freshNamespace()
+            let store = try PostgreSQLProvider(url: cluster.storeString(namespace: namespace)).cached()
+            try store.apply([.set("same", .int(1)), .set("changed", .int(1)), .set("other", .string("x"))])
+            let bytes = BinaryValueCodec.encode(.int(2)).map { String(format: "%02x", $0) }.joined()
+            _ = try cluster.psql(
+                "UPDATE anydefaults_values SET value = '\\x\(bytes)'::bytea WHERE namespace = '\(namespace)' AND key = 'changed'::bytea")
+            let removed = try store.removeValues(ifUnchanged: ["same": .int(1), "changed": .int(1), "other": .string("y"), "absent": .int(1)])
+            let reader = try openOverTCP(cluster, namespace: namespace)
+            return (removed.sorted(), try reader.allValues())
+        }
+        #expect(removed == ["same"])
+        #expect(after == ["changed": .int(2), "other": .string("x")])
+    }
+}

@@ -77,7 +77,7 @@ import Testing
         try await store.removeValueAsync(forKey: "a")
         try await store.removeAllAsync()
         #expect(events.withLock { $0.map { "\($0.key)=\(String(describing: $0.newValue))" } } == [
-            "a=Optional(AnyDefaultsCore.DefaultsValue.int(1))", "b=Optional(AnyDefaultsCore.DefaultsValue.bool(true))", "a=nil", "b=nil",
+            "a=Optional(1)", "b=Optional(true)", "a=nil", "b=nil",
         ])
         await #expect(throws: DefaultsError.self) { try await store.setValueAsync(.int(1), forKey: "") }
         observation.cancel()

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A monotonic clock read in a few nanoseconds, at the resolution of the system's tick
 /// (milliseconds), for deciding when a periodic check is due on a hot path.

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Reading a whole regular file without ever blocking on something that is not one: the one
 /// reader behind the JSON file and UserDefaults backends and configuration files.

@@ -1,12 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// What a path names on disk, as the kernel sees it, whatever the spelling: a hard link, a
 /// symbolic link, a bind mount, `..`, a relative path or (on Apple platforms) another case of the
@@ -34,12 +28,12 @@ public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
         guard !path.isEmpty, let target = try? FileReplacement.followingLinks(path) else { return nil }
         var info = stat()
         if stat(target, &info) == 0 {
-            kind = .file(device: Self.number(info.st_dev), inode: Self.number(info.st_ino))
+            kind = .file(device: info.fileID.device, inode: info.fileID.inode)
             return
         }
         guard errno == ENOENT, stat(FileReplacement.directory(of: target), &info) == 0 else { return nil }
         kind = .entry(
-            device: Self.number(info.st_dev), inode: Self.number(info.st_ino),
+            device: info.fileID.device, inode: info.fileID.inode,
             name: Self.comparable(FileReplacement.name(of: target)))
     }
 
@@ -48,12 +42,6 @@ public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
         case .file(let device, let inode): "file \(device):\(inode)"
         case .entry(let device, let inode, let name): "entry \(String(decoding: name, as: UTF8.self)) in \(device):\(inode)"
         }
-    }
-
-    /// `dev_t` is signed on Apple platforms and unsigned on Linux; either way its bits identify
-    /// the device.
-    private static func number<T: BinaryInteger>(_ value: T) -> UInt64 {
-        UInt64(truncatingIfNeeded: value)
     }
 
     /// The bytes by which a name not yet on disk is compared. Apple file systems are usually

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Asks whether another process holds a POSIX record lock on a file: how a backend tells whether
 /// a database engine's shared file (SQLite's `-shm`, LMDB's `lock.mdb`) is in use elsewhere.

@@ -1,13 +1,7 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Crash-safe replacement of whole files, under one rule for links, owners, modes and temporary
 /// files: the one implementation behind the JSON file and UserDefaults backends and the output
@@ -256,11 +250,7 @@ public enum FileReplacement {
     }
 
     private static func modificationSeconds(_ info: stat) -> Int64 {
-        #if canImport(Darwin)
-        Int64(info.st_mtimespec.tv_sec)
-        #else
-        Int64(info.st_mtim.tv_sec)
-        #endif
+        info.modificationTime.seconds
     }
 
     // MARK: Paths and I/O

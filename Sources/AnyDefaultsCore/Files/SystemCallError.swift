@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A system call that failed: which one, on which path, and `errno`. File-based backends keep it
 /// as the cause of the ``DefaultsError`` they throw.

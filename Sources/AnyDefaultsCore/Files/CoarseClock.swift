@@ -6,9 +6,9 @@ import AnyDefaultsPlatform
 /// ```swift
 /// if CoarseClock.nanoseconds &- checkedAt >= 50_000_000 { checkedAt = CoarseClock.nanoseconds; check() }
 /// ```
-public enum CoarseClock {
+package enum CoarseClock {
     /// Nanoseconds since an arbitrary start, advancing in ticks.
-    public static var nanoseconds: UInt64 {
+    package static var nanoseconds: UInt64 {
         #if canImport(Darwin)
         return clock_gettime_nsec_np(CLOCK_UPTIME_RAW_APPROX)
         #else

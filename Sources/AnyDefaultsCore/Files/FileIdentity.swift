@@ -13,7 +13,7 @@ import AnyDefaultsPlatform
 /// ```swift
 /// FileIdentity(path: "/var/lib/app/prefs.json") == FileIdentity(path: "/srv/bind-mount/prefs.json")
 /// ```
-public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
+package struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
     private enum Kind: Hashable {
         case file(device: UInt64, inode: UInt64)
         case entry(device: UInt64, inode: UInt64, name: [UInt8])
@@ -24,7 +24,7 @@ public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
     /// The identity of the file a write to `path` would write: symbolic links are followed (a
     /// dangling one to where its target would be created), as ``FileReplacement/target(of:)``
     /// does. `nil` when neither the file nor its directory exists.
-    public init?(path: String) {
+    package init?(path: String) {
         guard !path.isEmpty, let target = try? FileReplacement.followingLinks(path) else { return nil }
         var info = stat()
         if stat(target, &info) == 0 {
@@ -37,7 +37,7 @@ public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
             name: Self.comparable(FileReplacement.name(of: target)))
     }
 
-    public var description: String {
+    package var description: String {
         switch kind {
         case .file(let device, let inode): "file \(device):\(inode)"
         case .entry(let device, let inode, let name): "entry \(String(decoding: name, as: UTF8.self)) in \(device):\(inode)"

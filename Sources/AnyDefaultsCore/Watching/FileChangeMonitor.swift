@@ -17,9 +17,9 @@ import Synchronization
 /// // ...
 /// monitor.cancel()
 /// ```
-public final class FileChangeMonitor: Sendable {
+package final class FileChangeMonitor: Sendable {
     /// How changes are detected.
-    public enum Strategy: Sendable, Hashable {
+    package enum Strategy: Sendable, Hashable {
         /// inotify on Linux, kqueue on Apple platforms; polling every 50 ms elsewhere.
         case automatic
         /// Compare `stat` results at this interval, on every platform.
@@ -27,7 +27,7 @@ public final class FileChangeMonitor: Sendable {
     }
 
     /// Which changes wake the monitor.
-    public enum Trigger: Sendable, Hashable {
+    package enum Trigger: Sendable, Hashable {
         /// Any change: a write to a file's contents, the file created, replaced or removed, its
         /// times or permissions set.
         case anyChange
@@ -49,7 +49,7 @@ public final class FileChangeMonitor: Sendable {
     /// those that are symbolic links lead to (as they are when the watch starts).
     ///
     /// - Throws: ``DefaultsError`` if the operating system refuses the watch.
-    public init(
+    package init(
         watching files: [String],
         strategy: Strategy = .automatic,
         trigger: Trigger = .anyChange,
@@ -82,7 +82,7 @@ public final class FileChangeMonitor: Sendable {
     }
 
     /// Stops watching and releases the watch's file descriptor. Calling it again does nothing.
-    public func cancel() {
+    package func cancel() {
         let current = source.withLock { source in
             defer { source = nil }
             return source

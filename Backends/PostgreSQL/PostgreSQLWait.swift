@@ -27,8 +27,7 @@ enum PostgreSQLWait {
             outcome.withLock { $0 = result }
             semaphore.signal()
         }
-        let nanoseconds = bound.components.seconds * 1_000_000_000 + bound.components.attoseconds / 1_000_000_000
-        if semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .timedOut {
+        if semaphore.wait(timeout: .now() + .nanoseconds(bound.clampedNanosecondsInt)) == .timedOut {
             throw .postgres(
                 .ioFailure,
                 "\(action) got no answer from the server within \(bound); a write may or may not have been committed (the store shows which once the server answers).")

@@ -13,9 +13,7 @@ struct SQLiteBusyWait {
     private var startedAt: UInt64 = 0
 
     init(timeout: Duration) {
-        let (seconds, attoseconds) = timeout.components
-        let (whole, overflow) = max(0, seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        timeoutNanoseconds = overflow ? .max : UInt64(whole) + UInt64(max(0, attoseconds) / 1_000_000_000)
+        timeoutNanoseconds = timeout.clampedNanoseconds
     }
 
     /// The callback registered with `sqlite3_busy_handler`; `context` points to the connection's

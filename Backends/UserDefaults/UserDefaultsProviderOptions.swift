@@ -40,14 +40,3 @@ extension UserDefaultsProvider {
         }
     }
 }
-
-extension Duration {
-    /// The duration in whole nanoseconds, clamped to `0...UInt64.max`.
-    var clampedNanoseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        guard seconds >= 0, attoseconds >= 0 else { return 0 }
-        let (scaled, overflowed) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        let (total, carried) = scaled.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
-        return overflowed || carried ? .max : total
-    }
-}

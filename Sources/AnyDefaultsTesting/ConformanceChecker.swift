@@ -160,7 +160,7 @@ final class ConformanceChecker: Sendable {
 
 extension Duration {
     /// The duration in seconds, as a `Double`.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+    var seconds: Double { inSeconds }
 }
 
 extension ConformanceText {

@@ -49,7 +49,7 @@ package enum ChangeLog {
     /// watchers anyway.
     package static func ringDoorbell(path: String) {
         let now = DispatchTime.now().uptimeNanoseconds
-        let interval = UInt64(doorbellInterval.components.attoseconds / 1_000_000_000)
+        let interval = doorbellInterval.clampedNanoseconds
         let action = doorbells.withLock { doorbells -> DoorbellAction in
             var state = doorbells[path] ?? DoorbellState()
             defer { doorbells[path] = state }
@@ -69,7 +69,7 @@ package enum ChangeLog {
             _ = utimensat(AT_FDCWD, path, nil, 0)
         case .later:
             _ = ringPendingDoorbellsAtExit
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(interval))) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: interval))) {
                 doorbells.withLock { $0[path] = DoorbellState(lastRing: DispatchTime.now().uptimeNanoseconds) }
                 _ = utimensat(AT_FDCWD, path, nil, 0)
             }

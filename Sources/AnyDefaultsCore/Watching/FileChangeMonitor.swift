@@ -143,8 +143,7 @@ package final class FileChangeMonitor: Sendable {
     ) -> any DispatchSourceProtocol {
         let state = PollingState(files.map(Signature.init(path:)))
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let (seconds, attoseconds) = interval.components
-        let nanoseconds = max(1_000_000, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let nanoseconds = max(1_000_000, interval.clampedNanosecondsInt)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .nanoseconds(nanoseconds / 10))
         timer.setEventHandler {
             let now = files.map(Signature.init(path:))

@@ -24,52 +24,6 @@ import Synchronization
 public final class LMDBProvider: DefaultsProvider {
     static let backend = "LMDB"
 
-    /// How a store is opened.
-    ///
-    /// ```swift
-    /// let options = LMDBProvider.Options(maximumMapSize: 64 << 20, durability: .noSync)
-    /// let store = try LMDBProvider(path: path, options: options)
-    /// ```
-    public struct Options: Sendable, Hashable {
-        /// How much a committed write survives.
-        public enum Durability: Sendable, Hashable {
-            /// Every commit is flushed to the disk before it returns: it survives a crash of the
-            /// application and of the whole system (power loss).
-            case synced
-            /// Commits are not flushed (`MDB_NOSYNC`): much faster; a commit survives a crash of
-            /// the application, but the last commits may be lost if the system crashes or loses
-            /// power (the store then stays consistent on file systems that keep write order).
-            case noSync
-        }
-
-        /// The size of the memory map when the store is opened, in bytes; the map grows from here
-        /// as needed. The map reserves address space, not disk space. Default 4 MiB.
-        public var initialMapSize: Int
-        /// The largest the map may grow to, in bytes: the most data the store can hold. A write
-        /// that needs more fails with ``DefaultsError/Code-swift.struct/storageFull``. At least
-        /// `initialMapSize`. Default 1 GiB.
-        public var maximumMapSize: Int
-        /// How much a committed write survives. Default ``Durability-swift.enum/synced``.
-        public var durability: Durability
-        /// How long a call waits for another process at most before it fails with
-        /// ``DefaultsError/Code-swift.struct/busy``: for LMDB's write lock (held by a writer in
-        /// another process), and, after the data file was replaced, for the processes still
-        /// using the replaced one to let go of the lock file. Default 5 s.
-        public var lockTimeout: Duration
-
-        /// Creates options; sizes are rounded up to whole memory pages.
-        public init(
-            initialMapSize: Int = 4 << 20, maximumMapSize: Int = 1 << 30, durability: Durability = .synced,
-            lockTimeout: Duration = .seconds(5)
-        ) {
-            self.initialMapSize = initialMapSize
-            self.maximumMapSize = maximumMapSize
-            self.durability = durability
-            // Bounded, so that no deadline computed from it can overflow.
-            self.lockTimeout = min(max(lockTimeout, .zero), .seconds(365 * 86_400))
-        }
-    }
-
     /// The store's directory, as given.
     public let path: String
     /// The options this provider was opened with. Map sizes are those of the first provider opened

@@ -24,9 +24,10 @@ extension SQLiteProvider {
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             try SQLiteProvider(
                 path: configuration.location,
-                durability: configuration.option(
-                    "durability", choices: ["normal": .normal, "full": .full, "synced": .full], default: .normal),
-                busyTimeout: configuration.lockTimeoutOption(defaultSeconds: 5))
+                options: SQLiteProvider.Options(
+                    durability: configuration.option(
+                        "durability", choices: ["normal": .normal, "full": .full, "synced": .full], default: .normal),
+                    lockTimeout: configuration.lockTimeoutOption(defaultSeconds: 5)))
         }
     }
 }

@@ -38,7 +38,7 @@ public final class SQLiteProvider: DefaultsProvider {
     public let path: String
     /// How far committed writes are protected.
     public let durability: Durability
-    private let busyTimeout: Duration
+    let busyTimeout: Duration
 
     private let handle: Handle
     private let broadcaster = ChangeBroadcaster()

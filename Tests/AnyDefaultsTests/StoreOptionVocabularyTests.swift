@@ -53,6 +53,9 @@ import TestSupport
         try withTemporaryDirectory { directory in
             let old = try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/a.sqlite?busytimeout=1&cache=off")
             try old.setValue(.int(1), forKey: "k")
+            #expect((old as? SQLiteProvider)?.options.lockTimeout == .seconds(1))
+            let new = try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/a.sqlite?locktimeout=2&cache=off")
+            #expect((new as? SQLiteProvider)?.options.lockTimeout == .seconds(2))
             #expect { try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/b.sqlite?busytimeout=1&locktimeout=2") } throws: {
                 let message = ($0 as? DefaultsError)?.message ?? ""
                 return message.contains("locktimeout=") && message.contains("busytimeout=")

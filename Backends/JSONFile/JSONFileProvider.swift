@@ -46,10 +46,18 @@ public final class JSONFileProvider: DefaultsProvider {
     /// - Throws: `corrupted` for a file that is not valid (with the line and column), `notFound`
     ///   or `permissionDenied` for its directory, `invalidConfiguration` for a path that names a
     ///   directory.
+    /// The files open in this process, by canonical path: every instance on one file shares one
+    /// store and sees the others' writes at once. (By path, not inode: every write replaces the
+    /// file by `rename`.)
+    private static let openStores = SharedInstances<String, JSONFileStore>()
+
     public init(path: String, options: Options = Options()) throws(DefaultsError) {
         self.path = try Self.canonicalPath(path, createsDirectories: options.createsDirectories)
         self.options = options
-        let (store, isNew) = try JSONFileRegistry.store(for: self.path, options: options)
+        let path = self.path
+        let (store, isNew) = try Self.openStores.object(for: path) { () throws(DefaultsError) in
+            try JSONFileStore(path: path, options: options)
+        }
         self.store = store
         instance = store.attach(broadcaster)
         if options.watchesExternalChanges { store.watchForExternalChanges() }

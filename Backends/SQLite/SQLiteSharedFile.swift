@@ -31,15 +31,11 @@ final class SQLiteSharedFile: Sendable {
         weak var file: SQLiteSharedFile?
     }
 
-    private struct WeakCounter: Sendable {
-        weak var counter: SharedChangeCounter?
-    }
-
     /// The files open in this process.
     private static let open = Mutex<[FileID: Entry]>([:])
     /// The change counters of the stores open in this process, by the store's path: one per path,
     /// kept across a replacement of the store file, so that the caches registered with it stay.
-    private static let counters = Mutex<[String: WeakCounter]>([:])
+    private static let counters = SharedInstances<String, SharedChangeCounter>()
 
     /// The store file's absolute path.
     let path: String
@@ -71,13 +67,9 @@ final class SQLiteSharedFile: Sendable {
     /// The change counter of the store at `path` (its file `<path>-counter`), shared by every
     /// file opened at that path in this process.
     static func counter(forStore path: String) throws(DefaultsError) -> SharedChangeCounter {
-        try counters.withLock { counters throws(DefaultsError) in
-            if let counter = counters[path]?.counter { return counter }
-            counters = counters.filter { $0.value.counter != nil }
-            let counter = try SharedChangeCounter(file: path + "-counter", backend: SQLiteProvider.backend, likeFile: path)
-            counters[path] = WeakCounter(counter: counter)
-            return counter
-        }
+        try counters.object(for: path) { () throws(DefaultsError) in
+            try SharedChangeCounter(file: path + "-counter", backend: SQLiteProvider.backend, likeFile: path)
+        }.object
     }
 
     /// Whether a connection of this process has the file `id` open.

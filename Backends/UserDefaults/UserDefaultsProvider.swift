@@ -218,12 +218,16 @@ public final class UserDefaultsProvider: DefaultsProvider {
 
     // MARK: Internals
 
+    /// The suites open in this process: every instance on one suite shares one store, by the
+    /// suite's name (Apple) or its file's path (elsewhere).
+    private static let openStores = SharedInstances<String, Store>()
+
     private static func store(forSuite suiteName: String?) -> Store {
         #if canImport(Darwin)
-        return StoreRegistry.store(forKey: suiteName ?? "") { PreferencesDomainStore(suiteName: suiteName) }
+        return openStores.object(for: suiteName ?? "") { PreferencesDomainStore(suiteName: suiteName) }.object
         #else
         let file = PreferencesLocation.file(forSuite: suiteName)
-        return StoreRegistry.store(forKey: file.path) { PropertyListFileStore(file: file, suiteName: suiteName) }
+        return openStores.object(for: file.path) { PropertyListFileStore(file: file, suiteName: suiteName) }.object
         #endif
     }
 

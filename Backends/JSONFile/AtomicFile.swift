@@ -36,12 +36,6 @@ enum AtomicFile {
         FileStamp(try FileReplacement.replace(path, with: bytes))
     }
 
-    /// Moves the file at `path` to `target` (same directory) and makes the move durable.
-    static func move(_ path: String, to target: String) throws(SystemCallError) {
-        guard rename(path, target) == 0 else { throw .last("rename", path: path) }
-        FileReplacement.syncDirectory(of: path)
-    }
-
     /// Whether anything (a file, a link, a directory) exists at `path`.
     static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -22,7 +22,7 @@ struct JSONFileDisk {
     /// The most bytes the name of a file written beside the settings file adds to its name:
     /// `.corrupted-<UTC time>-<n>` of a file moved aside (`.lock` and the temporary files' are
     /// shorter).
-    static let longestSidecarSuffix = ".corrupted-".utf8.count + 16 + 5
+    static let longestSidecarSuffix = FileReplacement.longestMovedAsideSuffix
 
     /// The contents of the file, and where a bad file was moved if it had to be.
     struct Contents {
@@ -101,14 +101,8 @@ struct JSONFileDisk {
     /// Renames the bad file to `<name>.corrupted-<UTC time>` next to it, so that nothing is
     /// lost, and starts empty. Call it holding the lock.
     private mutating func moveAside(_ error: DefaultsError) throws(DefaultsError) -> JSONFileRecovery {
-        let base = path + ".corrupted-" + ExactTimestamp.compactUTC(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate)
-        var target = base
-        var suffix = 2
-        while AtomicFile.exists(target) {
-            target = base + "-\(suffix)"
-            suffix += 1
-        }
-        do { try AtomicFile.move(path, to: target) } catch {
+        let target: String
+        do { target = try FileReplacement.moveAside(path) } catch {
             throw failure(error, "Could not move the damaged settings file aside.")
         }
         generation = lock.generation() &+ 1

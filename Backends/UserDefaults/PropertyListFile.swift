@@ -21,9 +21,9 @@ struct PropertyListFile: Sendable {
     var path: String { directory + "/" + name }
 
     /// The most bytes the name of a file written beside the suite file adds to its name:
-    /// `.corrupt-<UTC time>-<n>` of a damaged file moved aside (the temporary files' overhead,
+    /// `.corrupted-<UTC time>-<n>` of a damaged file moved aside (the temporary files' overhead,
     /// ``FileReplacement/temporaryNameOverhead``, is about as long).
-    static let longestSidecarSuffix = ".corrupt-".utf8.count + 16 + 5
+    static let longestSidecarSuffix = FileReplacement.longestMovedAsideSuffix
 
     /// What identifies one version of the file: replaced files get a new inode, files rewritten in
     /// place a new size or modification time.
@@ -173,30 +173,14 @@ struct PropertyListFile: Sendable {
         return try stamp()
     }
 
-    /// Renames a damaged file to `<name>.corrupt-<UTC time>` next to it, so that nothing in it is
+    /// Renames a damaged file to `<name>.corrupted-<UTC time>` next to it, so that nothing in it is
     /// lost, and returns the new path. Call it holding `lock`.
     func moveAside(holding lock: DirectoryLock) throws(DefaultsError) -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func digits(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        do throws(SystemCallError) {
+            return try FileReplacement.moveAside(path)
+        } catch {
+            throw failure("Could not move the damaged suite file aside.", error)
         }
-        let time = digits(parts.tm_year + 1900, 4) + digits(parts.tm_mon + 1, 2) + digits(parts.tm_mday, 2) + "T"
-            + digits(parts.tm_hour, 2) + digits(parts.tm_min, 2) + digits(parts.tm_sec, 2) + "Z"
-        var target = path + ".corrupt-" + time
-        var info = stat()
-        var number = 1
-        while lstat(target, &info) == 0 {
-            number += 1
-            target = path + ".corrupt-" + time + "-\(number)"
-        }
-        guard rename(path, target) == 0 else {
-            throw failure("Could not move the damaged suite file aside.", .last("rename"))
-        }
-        lock.syncDirectory()
-        return target
     }
 
     // MARK: Locking

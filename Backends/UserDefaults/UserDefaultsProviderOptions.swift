@@ -9,7 +9,7 @@ extension UserDefaultsProvider {
     /// ```
     public struct Options: Sendable, Hashable {
         /// Whether a suite file that is not a valid property list is moved aside (kept next to
-        /// the original as `<suite>.plist.corrupt-<UTC time>`) so that the suite starts empty.
+        /// the original as `<suite>.plist.corrupted-<UTC time>`) so that the suite starts empty.
         ///
         /// Off by default: the provider then throws ``AnyDefaultsCore/DefaultsError/Code-swift.struct/corrupted``
         /// naming the file and leaves it untouched. Applies where the provider writes the file

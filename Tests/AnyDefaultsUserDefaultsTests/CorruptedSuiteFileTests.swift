@@ -39,7 +39,7 @@ import Testing
             try Self.damaged.write(to: url)
             let store = try suite.provider(.init(recoverCorruptedFile: true))
             #expect(try store.keys().isEmpty)
-            let movedAside = suite.leftovers.filter { $0.lastPathComponent.hasPrefix(suite.name + ".plist.corrupt-") }
+            let movedAside = suite.leftovers.filter { $0.lastPathComponent.hasPrefix(suite.name + ".plist.corrupted-") }
             #expect(movedAside.count == 1)
             #expect(try movedAside.first.map { try Data(contentsOf: $0) } == Self.damaged)
             try store.setValue(.int(1), forKey: "fresh")

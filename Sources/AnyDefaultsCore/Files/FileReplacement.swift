@@ -296,6 +296,26 @@ package enum FileReplacement {
         return true
     }
 
+    /// The longest suffix ``moveAside(_:)`` adds to a file's name.
+    package static let longestMovedAsideSuffix = ".corrupted-".utf8.count + 16 + 5
+
+    /// Renames the damaged file at `path` to `<name>.corrupted-<YYYYMMDDTHHMMSSZ>` beside it
+    /// (`-2`, `-3`… when that exists), so that nothing is lost, and makes the rename durable.
+    /// The one name every backend gives a file it keeps aside. Returns the new path.
+    package static func moveAside(_ path: String) throws(SystemCallError) -> String {
+        let base = path + ".corrupted-" + ExactTimestamp.compactUTC(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate)
+        var target = base
+        var suffix = 2
+        var info = stat()
+        while lstat(target, &info) == 0 {
+            target = base + "-\(suffix)"
+            suffix += 1
+        }
+        guard rename(path, target) == 0 else { throw .last("rename", path: path) }
+        syncDirectory(of: path)
+        return target
+    }
+
     /// Makes a rename in the directory of `path` durable. A failure is not reported: the rename,
     /// the commit point, has happened.
     package static func syncDirectory(of path: String) {

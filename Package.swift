@@ -165,7 +165,7 @@ let package = Package(
         .executableTarget(name: "CombineTestChild", dependencies: ["AnyDefaultsCombine"], path: "Tests/Children/CombineTestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
-        .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform", "TestSupport"]),
         .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory", "TestSupport"]),
         .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
         .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),

@@ -24,23 +24,17 @@ final class LockFile {
 
     /// Takes the exclusive lock, waiting up to `timeout`; `false` if another holder kept it that long.
     func lock(timeout: Duration) throws(SystemCallError) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        var pause: UInt32 = 100  // microseconds, doubled up to 10 ms while waiting
+        var wait = FileLockWait(timeout: timeout)
         while true {
             if descriptor < 0 { descriptor = try Self.open(path, O_RDWR | O_CREAT) }
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+            if try FileLockWait.tryLock(descriptor, path: path) {
                 if isStillAtPath() { return true }
                 // The lock file was removed or replaced since it was opened: lock the current one.
                 close(descriptor)
                 descriptor = -1
                 continue
             }
-            let failure = SystemCallError.last("flock", path: path)
-            if failure.number == EINTR { continue }
-            guard failure.number == EWOULDBLOCK || failure.number == EAGAIN else { throw failure }
-            if ContinuousClock.now >= deadline { return false }
-            usleep(pause)
-            pause = min(pause * 2, 10_000)
+            guard wait.pause() else { return false }
         }
     }
 

@@ -90,13 +90,6 @@ public final class LMDBProvider: DefaultsProvider {
         return try environment.value(forKey: key, scheme: scheme)
     }
 
-    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
-        try apply([.set(key, value)])
-    }
-
-    public func removeValue(forKey key: String) throws(DefaultsError) {
-        try apply([.remove(key)])
-    }
 
     /// Removes `key` in one LMDB write transaction and tells whether it was there.
     @discardableResult

@@ -28,22 +28,21 @@ struct LMDBWriteLock: Sendable {
 
     /// Takes the lock, waiting (from 10 µs, doubling to 1 ms between tries) at most `timeout`.
     func acquire(timeout: Duration) throws(DefaultsError) {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        var pause: UInt32 = 10
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            guard code == EWOULDBLOCK else { throw DefaultsError.lmdb(code, "lock the store for writing", path: path) }
-            guard clock.now < deadline else {
+        // Commits hold the lock for microseconds: a waiter looks again at least every millisecond.
+        var wait = FileLockWait(timeout: timeout, longestPause: .milliseconds(1))
+        while true {
+            do throws(SystemCallError) {
+                if try FileLockWait.tryLock(descriptor, path: path) { return }
+            } catch {
+                throw DefaultsError.lmdb(error.number, "lock the store for writing", path: path)
+            }
+            guard wait.pause() else {
                 throw DefaultsError(
                     .busy,
                     "Another process kept the store locked for writing beyond the lock timeout "
                         + "of \(timeout) (locktimeout=SECONDS in a store string, LMDBProvider.Options.lockTimeout in code); it may be stopped.",
                     backend: LMDBProvider.backend, path: path)
             }
-            usleep(pause)
-            pause = min(pause * 2, 1_000)
         }
     }
 

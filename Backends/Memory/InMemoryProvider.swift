@@ -80,13 +80,6 @@ public final class InMemoryProvider: DefaultsProvider {
         return storage.withLock { $0[key] }
     }
 
-    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
-        try apply([.set(key, value)])
-    }
-
-    public func removeValue(forKey key: String) throws(DefaultsError) {
-        try apply([.remove(key)])
-    }
 
     /// Removes `key` under the store's lock and tells whether it was there.
     @discardableResult

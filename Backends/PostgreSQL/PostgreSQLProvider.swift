@@ -146,13 +146,6 @@ public final class PostgreSQLProvider: DefaultsProvider {
 
     // MARK: Writes, committed on the server
 
-    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
-        try apply([.set(key, value)])
-    }
-
-    public func removeValue(forKey key: String) throws(DefaultsError) {
-        try apply([.remove(key)])
-    }
 
     /// Removes `key` in one transaction on the server and tells whether it held a value: of
     /// several clients removing the same key at once, exactly one is told it was there.

@@ -224,23 +224,19 @@ struct PropertyListFile: Sendable {
             throw failure("Could not open the preferences directory.", .last("open"), path: directory)
         }
         let lock = DirectoryLock(descriptor: descriptor)
-        let deadline = UserDefaultsProvider.monotonicNanoseconds() &+ timeout.clampedNanoseconds
-        var pause: useconds_t = 500
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let failed = SystemCallError.last("flock")
-            if failed.number == EINTR { continue }
-            guard failed.number == EWOULDBLOCK else {
-                throw failure("Could not lock the preferences directory.", failed, path: directory)
+        var wait = FileLockWait(timeout: timeout)
+        while true {
+            do throws(SystemCallError) {
+                if try FileLockWait.tryLock(descriptor, path: directory) { return lock }
+            } catch {
+                throw failure("Could not lock the preferences directory.", error, path: directory)
             }
-            guard UserDefaultsProvider.monotonicNanoseconds() < deadline else {
+            guard wait.pause() else {
                 throw DefaultsError(
                     .busy, "Another process kept the preferences directory locked for longer than the lock timeout (UserDefaultsProvider.Options.lockTimeout, or locktimeout=SECONDS in a store string).",
-                    backend: UserDefaultsProvider.backend, path: directory, cause: failed)
+                    backend: UserDefaultsProvider.backend, path: directory)
             }
-            usleep(pause)
-            pause = min(pause * 2, 50_000)
         }
-        return lock
     }
 
     /// Creates the preferences directory (mode 0700, as Foundation does) if it is missing.

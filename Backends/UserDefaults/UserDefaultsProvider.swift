@@ -95,13 +95,6 @@ public final class UserDefaultsProvider: DefaultsProvider {
         try store.value(forKey: DefaultsValidation.canonicalKey(key, backend: Self.backend), options: options)
     }
 
-    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
-        try apply([.set(key, value)])
-    }
-
-    public func removeValue(forKey key: String) throws(DefaultsError) {
-        try apply([.remove(key)])
-    }
 
     /// Removes `key` in one locked write of the suite and tells whether it was there.
     @discardableResult

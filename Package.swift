@@ -2,6 +2,9 @@
 import CompilerPluginSupport
 import PackageDescription
 
+/// The platforms where the system's liblmdb can be linked by default (no Apple SDK has it).
+let linuxLike: [Platform] = [.linux, .android, .openbsd]
+
 /// The platforms without Apple's Combine, where AnyDefaultsCombine uses OpenCombine.
 let withoutCombine: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
@@ -32,6 +35,17 @@ let package = Package(
         .library(name: "AnyDefaultsCombine", targets: ["AnyDefaultsCombine"]),
         .executable(name: "anydefaults", targets: ["AnyDefaultsCLI"]),
     ],
+    traits: [
+        .trait(
+            name: "LMDB",
+            description: "The umbrella registers lmdb: and re-exports AnyDefaultsLMDB, where the system's liblmdb can link (Linux, Android, OpenBSD; no Apple SDK has liblmdb: there, depend on the AnyDefaultsLMDB product after `brew install lmdb`)."
+        ),
+        .trait(
+            name: "PostgreSQL",
+            description: "The umbrella registers postgres:// and re-exports AnyDefaultsPostgreSQL (builds postgres-nio and SwiftNIO). Leave it out with `traits: [\"LMDB\"]` when no store is on a server."
+        ),
+        .default(enabledTraits: ["LMDB", "PostgreSQL"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Only the umbrella uses it, for its ConfigReader entry point.
@@ -48,17 +62,21 @@ let package = Package(
     ],
     targets: [
         // MARK: The framework
-        .target(name: "AnyDefaultsCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // The C library (Glibc, Musl or Darwin), imported in one place; not a product.
+        .target(name: "AnyDefaultsPlatform"),
+        .target(name: "AnyDefaultsCore", dependencies: ["AnyDefaultsPlatform", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "AnyDefaults",
             dependencies: [
-                "AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsJSONFile", "AnyDefaultsUserDefaults",
-                "AnyDefaultsSQLite", "AnyDefaultsLMDB", "AnyDefaultsPostgreSQL",
+                "AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsJSONFile", "AnyDefaultsUserDefaults", "AnyDefaultsSQLite",
+                // Optional backends, by trait; the code asks `#if canImport(...)`.
+                .target(name: "AnyDefaultsLMDB", condition: .when(platforms: linuxLike, traits: ["LMDB"])),
+                .target(name: "AnyDefaultsPostgreSQL", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore"]),
+        .target(name: "AnyDefaultsTesting", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform"]),
         .target(name: "AnyDefaultsTestTraits", dependencies: ["AnyDefaults"]),
         .target(name: "AnyDefaultsTestingXCTest", dependencies: ["AnyDefaultsTesting"]),
         // The macros (the plug-in runs in the compiler) and what their expansions call.
@@ -95,23 +113,23 @@ let package = Package(
         ),
         .executableTarget(
             name: "AnyDefaultsCLI",
-            dependencies: ["AnyDefaults", "AnyDefaultsTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["AnyDefaults", "AnyDefaultsTesting", "AnyDefaultsPlatform", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // MARK: Backends
         .target(name: "AnyDefaultsMemory", dependencies: ["AnyDefaultsCore"], path: "Backends/Memory"),
-        .target(name: "AnyDefaultsJSONFile", dependencies: ["AnyDefaultsCore"], path: "Backends/JSONFile"),
-        .target(name: "AnyDefaultsUserDefaults", dependencies: ["AnyDefaultsCore"], path: "Backends/UserDefaults"),
+        .target(name: "AnyDefaultsJSONFile", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform"], path: "Backends/JSONFile"),
+        .target(name: "AnyDefaultsUserDefaults", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform"], path: "Backends/UserDefaults"),
         .systemLibrary(
             name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "AnyDefaultsSQLite", dependencies: ["AnyDefaultsCore", "CSQLite"], path: "Backends/SQLite"),
+        .target(name: "AnyDefaultsSQLite", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform", "CSQLite"], path: "Backends/SQLite"),
         .systemLibrary(
             name: "CLMDB", path: "Backends/CLMDB", pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
-        .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "CLMDB"], path: "Backends/LMDB"),
+        .target(name: "AnyDefaultsLMDB", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform", "CLMDB"], path: "Backends/LMDB"),
         .target(
             name: "AnyDefaultsPostgreSQL",
             dependencies: ["AnyDefaultsCore", .product(name: "PostgresNIO", package: "postgres-nio")],

@@ -1,13 +1,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The settings file's whole-file reads and crash-safe whole-file writes, through the core's
 /// shared file helpers (``FileContents``, ``FileReplacement``): reads never block on a FIFO and

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// What identifies one version of a file without reading it: device, inode, size, modification
 /// time, permissions and owner. A different stamp means the file was replaced or edited.
@@ -23,16 +17,9 @@ struct FileStamp: Hashable, Sendable {
     var group: UInt32
 
     init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
+        (device, inode) = (info.fileID.device, info.fileID.inode)
         size = Int64(info.st_size)
-        #if canImport(Darwin)
-        modifiedSeconds = Int64(info.st_mtimespec.tv_sec)
-        modifiedNanoseconds = Int64(info.st_mtimespec.tv_nsec)
-        #else
-        modifiedSeconds = Int64(info.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
-        #endif
+        (modifiedSeconds, modifiedNanoseconds) = info.modificationTime
         permissions = UInt16(info.st_mode & 0o777)
         owner = UInt32(info.st_uid)
         group = UInt32(info.st_gid)

@@ -1,13 +1,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A provider that keeps values in a human-readable JSON file: keys sorted, pretty-printed,
 /// diff-friendly, safe to edit by hand, and exact for every ``AnyDefaultsCore/DefaultsValue``

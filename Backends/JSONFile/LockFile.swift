@@ -1,12 +1,6 @@
 import AnyDefaultsCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The sidecar `<file>.lock` that writers of every process hold (with `flock`) around
 /// read-modify-write, plus a generation counter in it that every write bumps.

@@ -2,11 +2,7 @@ import AnyDefaultsCore
 import CLMDB
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The data file replaced under a running store (a backup renamed over `data.mdb`).
 ///
@@ -49,10 +45,7 @@ extension LMDBEnvironment {
 
     /// The identity of the file at `path`, or 0 if there is none.
     static func identity(atPath path: String) -> UInt64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return SharedChangeCounter.identity(
-            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+        FileID(path: path).map(SharedChangeCounter.identity) ?? 0
     }
 
     /// The identity of the data file the environment `pointer` has open.
@@ -60,10 +53,8 @@ extension LMDBEnvironment {
         var fd: mdb_filehandle_t = -1
         let rc = mdb_env_get_fd(pointer, &fd)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw DefaultsError.lmdb(errno, "inspect the data file", path: path) }
-        return SharedChangeCounter.identity(
-            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+        guard let file = FileID(descriptor: fd) else { throw DefaultsError.lmdb(errno, "inspect the data file", path: path) }
+        return SharedChangeCounter.identity(file)
     }
 
     /// Checks that the data file under the path is still the one open, and opens it again if it

@@ -3,11 +3,7 @@ import CLMDB
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The environment's `MDB_env` pointer, and the identity of the data file it has open: both
 /// change when the data file is replaced under the store and the environment opens it again
@@ -23,7 +19,7 @@ import Darwin
 final class LMDBEnvironmentHandle: @unchecked Sendable {
     /// `nil` once closed, or while a replaced data file could not be opened yet.
     var pointer: OpaquePointer?
-    /// ``AnyDefaultsCore/SharedChangeCounter/identity(device:inode:)`` of the data file open.
+    /// ``AnyDefaultsCore/SharedChangeCounter/identity(_:)`` of the data file open.
     let dataFile = Atomic<UInt64>(0)
     /// LMDB's descriptor of the data file open (-1 while none is).
     let dataDescriptor = Atomic<Int32>(-1)

@@ -2,11 +2,7 @@ import AnyDefaultsCore
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The process-wide table of open LMDB environments, by the identity (device and inode) of the
 /// store's directory and of its `data.mdb` and `lock.mdb`.

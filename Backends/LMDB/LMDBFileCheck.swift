@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import CLMDB
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Checks, when a store is opened, that its data file holds every page the store refers to, and
 /// that those pages are structurally sound.

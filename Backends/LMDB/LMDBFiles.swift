@@ -2,11 +2,7 @@ import AnyDefaultsCore
 import CLMDB
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The files LMDB creates and opens in a store's directory (`data.mdb`, `lock.mdb`), prepared
 /// before LMDB opens them by name.

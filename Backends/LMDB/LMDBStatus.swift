@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import CLMDB
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A status code returned by LMDB (its own codes or an `errno` value), kept as the cause of a
 /// ``DefaultsError``.

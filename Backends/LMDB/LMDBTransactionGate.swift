@@ -1,11 +1,7 @@
 import CLMDB
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Keeps track of the transactions open in one environment, so that the map can be resized (or the
 /// environment closed) only when none is, as LMDB requires of `mdb_env_set_mapsize`.

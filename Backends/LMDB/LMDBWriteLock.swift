@@ -1,10 +1,6 @@
 import AnyDefaultsCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A lock that every AnyDefaults process takes around its LMDB write transactions, waiting for it
 /// at most the lock timeout: an `flock` on the store's directory.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The busy handler of a connection: while another connection (in this process or another) holds
 /// the lock SQLite needs, it waits and retries instead of failing with "database is locked", for up

@@ -10,7 +10,7 @@ final class SQLiteConnection {
     /// The absolute path of the store file.
     let path: String
     /// The store file's identity, which other instances on the same file share.
-    let fileID: SQLiteSharedFile.FileID
+    let fileID: FileID
     /// This process's mark in the change log.
     let origin = ChangeLog.processOrigin
     /// Whether the store could only be opened for reading (its file or directory cannot be

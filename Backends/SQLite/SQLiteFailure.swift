@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import CSQLite
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A failure reported by the SQLite library: the cause attached to a ``DefaultsError``.
 ///

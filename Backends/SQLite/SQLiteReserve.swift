@@ -1,10 +1,6 @@
 import AnyDefaultsCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Room kept on the disk for a store that fills it: a file of 1 MiB beside the store
 /// (`<store>-reserve`), given up when a removal cannot be written for lack of room.

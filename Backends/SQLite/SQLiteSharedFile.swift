@@ -17,12 +17,6 @@ import Synchronization
 /// anyone observes first reports the other processes' commits it finds in the log (they came
 /// before it), then its own: every instance hears of all commits in commit order.
 final class SQLiteSharedFile: Sendable {
-    /// A file's identity: the same file under any path spelling or link.
-    struct FileID: Hashable, Sendable {
-        var device: UInt64
-        var inode: UInt64
-    }
-
     private struct Member: Sendable {
         weak var broadcaster: ChangeBroadcaster?
         /// Closes the instance's connection unless a call is using it; returns whether it is

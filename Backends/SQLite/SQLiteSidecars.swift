@@ -2,11 +2,7 @@ import AnyDefaultsCore
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Makes sure that the write-ahead log (`-wal`) and shared-memory index (`-shm`) beside a store
 /// belong to the store file about to be opened, before SQLite reads them.
@@ -35,9 +31,9 @@ enum SQLiteSidecars {
     private static let inUseLockOffset: Int64 = 128
 
     static func claim(
-        path: String, file: SQLiteSharedFile.FileID, counter: SharedChangeCounter, busyTimeout: Duration
+        path: String, file: FileID, counter: SharedChangeCounter, busyTimeout: Duration
     ) throws(DefaultsError) {
-        let identity = SharedChangeCounter.identity(device: file.device, inode: file.inode)
+        let identity = SharedChangeCounter.identity(file)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
         while true {

@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The checks made on a store's path before SQLite sees it, so that a missing directory or a
 /// denied permission is reported clearly (naming the path) instead of as SQLite's "unable to open
@@ -29,7 +25,7 @@ enum SQLiteStoreFile {
     /// owner-only too. A store that can be read but not written opens read-only.
     static func prepare(
         _ path: String, creating: Bool = true
-    ) throws(DefaultsError) -> (path: String, id: SQLiteSharedFile.FileID, access: Access) {
+    ) throws(DefaultsError) -> (path: String, id: FileID, access: Access) {
         guard !path.isEmpty else {
             throw DefaultsError(.invalidConfiguration, "The store path is empty.", backend: SQLiteProvider.backend)
         }
@@ -135,14 +131,14 @@ enum SQLiteStoreFile {
     }
 
     /// The identity of the file at `path` now, or `nil` if there is none.
-    static func identity(atPath path: String) -> SQLiteSharedFile.FileID? {
+    static func identity(atPath path: String) -> FileID? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return identity(info)
     }
 
-    private static func identity(_ info: stat) -> SQLiteSharedFile.FileID {
-        SQLiteSharedFile.FileID(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+    private static func identity(_ info: stat) -> FileID {
+        info.fileID
     }
 
     /// Checks that `directory` exists and can be searched; returns whether it can be written.

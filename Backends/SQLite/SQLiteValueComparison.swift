@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import CSQLite
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Writing a value only if it differs from the stored one, in one statement: the upsert's
 /// `DO UPDATE … WHERE` compares, and `sqlite3_changes` then says whether the row changed.

@@ -2,11 +2,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import AnyDefaultsPlatform
 
 /// Where swift-corelibs-foundation keeps the preferences of the current user: one property list
 /// per suite, `<directory>/<suite>.plist`.

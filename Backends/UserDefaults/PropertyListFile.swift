@@ -2,11 +2,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import AnyDefaultsPlatform
 
 /// One suite's property-list file in Foundation's preferences directory, and the file-system work
 /// on it: reading with a stamp, replacing it atomically, locking against other writers, moving a
@@ -50,13 +46,10 @@ struct PropertyListFile: Sendable {
         }
 
         init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
+            (device, inode) = (info.fileID.device, info.fileID.inode)
             size = Int64(info.st_size)
-            modified = Int64(info.st_mtim.tv_sec)
-            modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
-            changed = Int64(info.st_ctim.tv_sec)
-            changedNanoseconds = Int64(info.st_ctim.tv_nsec)
+            (modified, modifiedNanoseconds) = info.modificationTime
+            (changed, changedNanoseconds) = info.changeTime
         }
     }
 

@@ -1,13 +1,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A provider over Foundation's user defaults: the standard suite or a named suite, stored where
 /// and how `UserDefaults` stores it, so that plain `UserDefaults` code reading or writing the same
@@ -281,12 +275,6 @@ public final class UserDefaultsProvider: DefaultsProvider {
 
     /// A cheap monotonic clock for freshness checks and lock timeouts, in nanoseconds.
     static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        #if os(Linux)
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
-        #else
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        #endif
-        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        CoarseClock.nanoseconds
     }
 }

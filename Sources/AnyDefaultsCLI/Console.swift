@@ -1,13 +1,7 @@
 import AnyDefaults
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Standard output and standard error, written unbuffered so that every line is out as soon as
 /// it is written (`watch` relies on it) and the two streams never reorder.

@@ -1,3 +1,4 @@
+import AnyDefaultsCore
 import Foundation
 
 /// `~` in a file argument, expanded as in a store string (and as a shell would, had it seen it):
@@ -8,8 +9,7 @@ enum HomePath {
     /// user's); any other path (`~user/x`, `./~`, `-`) as it is.
     static func expanded(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
-        let environment = ProcessInfo.processInfo.environment["HOME"]
-        let home = environment.flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home = StoreConfiguration.homeDirectory
         return (home.hasSuffix("/") && path.count > 1 ? String(home.dropLast()) : home) + path.dropFirst()
     }
 }

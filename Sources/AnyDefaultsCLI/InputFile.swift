@@ -1,13 +1,7 @@
 import AnyDefaults
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Reading a whole input file, or standard input for `-`.
 ///

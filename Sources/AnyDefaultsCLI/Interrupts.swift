@@ -3,13 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// What happens when SIGINT, SIGTERM or SIGHUP ends a command: installed for every command when
 /// the tool starts.

@@ -1,13 +1,7 @@
 import AnyDefaults
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Writing an output file as a whole, under the library's rule for files
 /// (``FileReplacement``, Docs/Reliability.md "Links and ownership").
@@ -57,7 +51,7 @@ enum OutputFile {
     /// written in place, since its "link" is no path that could be replaced.
     private static func isDescriptorPath(_ path: String) -> Bool {
         ["/dev/stdout", "/dev/stderr"].contains(path) || path.hasPrefix("/dev/fd/")
-            || (path.hasPrefix("/proc/") && path.contains("/fd/"))
+            || (path.hasPrefix("/proc/") && path.contains("/fd/"))  // portability-check: allowed, a name compared, never opened
     }
 
     /// Writes into what exists at `path` (a pipe, a terminal, a device), without creating,

@@ -2,13 +2,7 @@ import AnyDefaultsCore
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The child side of the conformance suite's multi-process checks: the whole `main.swift` of a
 /// small executable that opens your provider the way your suite does.

@@ -2,13 +2,7 @@ import AnyDefaultsCore
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 extension DefaultsConformanceSuite {
     /// The executable the suite runs your provider in, for the checks that need other processes:

@@ -1,13 +1,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Runs the conformance suite on scratch storage of the kind a store string names, from the
 /// command line: what `anydefaults verify` does, for any ``ProviderRegistry`` — so a scheme you

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 import Synchronization
 
 /// A count of the commits made to one store by every process that uses it, kept in a small
@@ -213,9 +207,9 @@ public final class SharedChangeCounter: Sendable {
 
     /// A store file's identity as ``storeIdentity`` records it: its device and inode, mixed into
     /// one number that is never 0.
-    public static func identity(device: UInt64, inode: UInt64) -> UInt64 {
+    package static func identity(_ file: FileID) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for word in [device, inode] {
+        for word in [file.device, file.inode] {
             for shift in stride(from: 0, to: 64, by: 8) {
                 hash = (hash ^ (word >> UInt64(shift) & 0xFF)) &* 0x0000_0100_0000_01B3
             }
@@ -283,8 +277,7 @@ struct MappedWords: @unchecked Sendable {
         count = address.assumingMemoryBound(to: Atomic<UInt64>.self)
         identity = count + 1
         recordedBy = count + 2
-        ownIdentity = SharedChangeCounter.identity(
-            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+        ownIdentity = SharedChangeCounter.identity(info.fileID)
         self.writable = writable
     }
 

@@ -140,6 +140,16 @@ public final class ProviderRegistry: Sendable {
         default:
             break
         }
+        for option in entry.options {
+            for alias in option.aliases {
+                guard let value = configuration.options.removeValue(forKey: alias) else { continue }
+                if configuration.options[option.name] != nil {
+                    throw StoreConfiguration.error(
+                        "\(entry.scheme): has both \(option.name)= and \(alias)=, two spellings of one option; keep \(option.name)=.")
+                }
+                configuration.options[option.name] = value
+            }
+        }
         let accepted = Set(entry.options.map(\.name))
         if let unknown = configuration.options.keys.sorted().first(where: { !accepted.contains($0) }) {
             let list = (entry.options.map(\.description) + ["cache=on|off"]).joined(separator: ", ")

@@ -1,12 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 extension StoreConfiguration {
     /// The environment variable that names the store: `ANYDEFAULTS_STORE=sqlite:~/prefs.sqlite`.

@@ -145,9 +145,11 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
         return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
-    static var homeDirectory: String {
+    /// `$HOME`, else the user's home directory (an app's container on iOS, tvOS, watchOS and
+    /// visionOS, where `FileManager.homeDirectoryForCurrentUser` does not exist).
+    package static var homeDirectory: String {
         if let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty { return home }
-        return FileManager.default.homeDirectoryForCurrentUser.path
+        return NSHomeDirectory()
     }
 
     static func error(_ message: String, path: String? = nil, cause: (any Error)? = nil) -> DefaultsError {

@@ -11,14 +11,37 @@ public struct StoreOption: Sendable, Hashable, CustomStringConvertible {
     public var values: String
     /// What the option does.
     public var summary: String
+    /// Older or other spellings of the name that a store string may use instead (lower-case);
+    /// the registry reads them as ``name``.
+    public var aliases: [String]
 
-    public init(_ name: String, values: String, summary: String) {
+    public init(_ name: String, values: String, summary: String, aliases: [String] = []) {
         self.name = name.lowercased()
         self.values = values
         self.summary = summary
+        self.aliases = aliases.map { $0.lowercased() }
     }
 
     public var description: String { "\(name)=\(values)" }
+
+    /// This option, also accepted under `alias`.
+    public func aliased(_ alias: String) -> StoreOption {
+        var option = self
+        option.aliases.append(alias.lowercased())
+        return option
+    }
+
+    /// `recovery=fail|moveaside`, the one spelling of every backend that can find its file
+    /// damaged: throw (default), or keep the damaged file aside and start empty. Read it with
+    /// ``StoreConfiguration/recoveryOption()``.
+    public static let recovery = StoreOption(
+        "recovery", values: "fail|moveaside", summary: "a damaged file: throw (default), or keep it aside and start empty")
+
+    /// `locktimeout=SECONDS`, the one spelling of how long a write waits for another process.
+    /// Read it with ``StoreConfiguration/lockTimeoutOption(defaultSeconds:)``.
+    public static func lockTimeout(defaultSeconds: Int) -> StoreOption {
+        StoreOption("locktimeout", values: "seconds", summary: "how long a write waits for another process (default \(defaultSeconds))")
+    }
 }
 
 extension StoreConfiguration {
@@ -34,6 +57,17 @@ extension StoreConfiguration {
             throw Self.error("The option \(name)=\(raw) is not accepted by \(scheme):; use one of \(choices.keys.sorted().joined(separator: ", ")).")
         }
         return value
+    }
+
+    /// Whether ``StoreOption/recovery`` asks to move a damaged file aside (`moveaside`, or `on`
+    /// in the older `recover=on|off` spelling); `false` when absent.
+    public func recoveryOption() throws(DefaultsError) -> Bool {
+        try option("recovery", choices: ["fail": false, "moveaside": true, "off": false, "on": true], default: false)
+    }
+
+    /// ``StoreOption/lockTimeout(defaultSeconds:)``'s value, from 0 to 86,400 seconds.
+    public func lockTimeoutOption(defaultSeconds: Int) throws(DefaultsError) -> Duration {
+        .seconds(try intOption("locktimeout", in: 0...86_400, default: defaultSeconds))
     }
 
     /// The value of option `name` as on/off, or `default` when absent.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A monotonic clock read in a few nanoseconds, at the resolution of the system's tick
 /// (milliseconds), for deciding when a periodic check is due on a hot path.
@@ -10,9 +6,9 @@ import Darwin
 /// ```swift
 /// if CoarseClock.nanoseconds &- checkedAt >= 50_000_000 { checkedAt = CoarseClock.nanoseconds; check() }
 /// ```
-public enum CoarseClock {
+package enum CoarseClock {
     /// Nanoseconds since an arbitrary start, advancing in ticks.
-    public static var nanoseconds: UInt64 {
+    package static var nanoseconds: UInt64 {
         #if canImport(Darwin)
         return clock_gettime_nsec_np(CLOCK_UPTIME_RAW_APPROX)
         #else

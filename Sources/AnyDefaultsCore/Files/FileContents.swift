@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Reading a whole regular file without ever blocking on something that is not one: the one
 /// reader behind the JSON file and UserDefaults backends and configuration files.
@@ -17,16 +11,16 @@ import Darwin
 /// ```swift
 /// guard let (bytes, info) = try FileContents.read("/etc/app/settings.json") else { return [:] }
 /// ```
-public enum FileContents {
+package enum FileContents {
     /// The largest file read by default: the whole file is held in memory, and a settings file
     /// this large is a mistake (it fails with `EFBIG` rather than exhausting memory).
-    public static let defaultMaximumSize = 1 << 30
+    package static let defaultMaximumSize = 1 << 30
 
     /// The bytes of the regular file at `path` and the status of what was read, or `nil` if there
     /// is no file (`ENOENT`).
     ///
     /// - Throws: the failing call's error; `EFBIG` beyond `maximumSize`.
-    public static func read(_ path: String, maximumSize: Int = defaultMaximumSize) throws(SystemCallError) -> (bytes: [UInt8], info: stat)? {
+    package static func read(_ path: String, maximumSize: Int = defaultMaximumSize) throws(SystemCallError) -> (bytes: [UInt8], info: stat)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -41,7 +35,7 @@ public enum FileContents {
     }
 
     /// Everything `descriptor` yields until its end, at most `maximumSize` bytes (`EFBIG` beyond).
-    public static func readAll(_ descriptor: Int32, sizeHint: Int = 0, maximumSize: Int = defaultMaximumSize, path: String? = nil) throws(SystemCallError) -> [UInt8] {
+    package static func readAll(_ descriptor: Int32, sizeHint: Int = 0, maximumSize: Int = defaultMaximumSize, path: String? = nil) throws(SystemCallError) -> [UInt8] {
         // One byte more than the size, so that the usual read ends without growing the buffer.
         var bytes = [UInt8](repeating: 0, count: max(min(sizeHint, maximumSize), 0) + 1)
         var filled = 0

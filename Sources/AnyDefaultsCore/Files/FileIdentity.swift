@@ -1,12 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// What a path names on disk, as the kernel sees it, whatever the spelling: a hard link, a
 /// symbolic link, a bind mount, `..`, a relative path or (on Apple platforms) another case of the
@@ -19,7 +13,7 @@ import Darwin
 /// ```swift
 /// FileIdentity(path: "/var/lib/app/prefs.json") == FileIdentity(path: "/srv/bind-mount/prefs.json")
 /// ```
-public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
+package struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
     private enum Kind: Hashable {
         case file(device: UInt64, inode: UInt64)
         case entry(device: UInt64, inode: UInt64, name: [UInt8])
@@ -30,30 +24,24 @@ public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
     /// The identity of the file a write to `path` would write: symbolic links are followed (a
     /// dangling one to where its target would be created), as ``FileReplacement/target(of:)``
     /// does. `nil` when neither the file nor its directory exists.
-    public init?(path: String) {
+    package init?(path: String) {
         guard !path.isEmpty, let target = try? FileReplacement.followingLinks(path) else { return nil }
         var info = stat()
         if stat(target, &info) == 0 {
-            kind = .file(device: Self.number(info.st_dev), inode: Self.number(info.st_ino))
+            kind = .file(device: info.fileID.device, inode: info.fileID.inode)
             return
         }
         guard errno == ENOENT, stat(FileReplacement.directory(of: target), &info) == 0 else { return nil }
         kind = .entry(
-            device: Self.number(info.st_dev), inode: Self.number(info.st_ino),
+            device: info.fileID.device, inode: info.fileID.inode,
             name: Self.comparable(FileReplacement.name(of: target)))
     }
 
-    public var description: String {
+    package var description: String {
         switch kind {
         case .file(let device, let inode): "file \(device):\(inode)"
         case .entry(let device, let inode, let name): "entry \(String(decoding: name, as: UTF8.self)) in \(device):\(inode)"
         }
-    }
-
-    /// `dev_t` is signed on Apple platforms and unsigned on Linux; either way its bits identify
-    /// the device.
-    private static func number<T: BinaryInteger>(_ value: T) -> UInt64 {
-        UInt64(truncatingIfNeeded: value)
     }
 
     /// The bytes by which a name not yet on disk is compared. Apple file systems are usually

@@ -1,14 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Asks whether another process holds a POSIX record lock on a file: how a backend tells whether
 /// a database engine's shared file (SQLite's `-shm`, LMDB's `lock.mdb`) is in use elsewhere.
-public enum FileLockProbe {
+package enum FileLockProbe {
     /// Whether another process holds a lock (read or write) on the byte at `offset` of the file at
     /// `path`. A missing file is not locked; one that cannot be opened counts as locked. A link is
     /// not followed.
@@ -19,7 +13,7 @@ public enum FileLockProbe {
     /// ```swift
     /// if !FileLockProbe.isLockedByAnotherProcess(path + "-shm", byte: 128) { /* no one uses it */ }
     /// ```
-    public static func isLockedByAnotherProcess(_ path: String, byte offset: Int64) -> Bool {
+    package static func isLockedByAnotherProcess(_ path: String, byte offset: Int64) -> Bool {
         var descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         if descriptor < 0, errno == EACCES || errno == EROFS { descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard descriptor >= 0 else { return errno != ENOENT }

@@ -1,13 +1,7 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Crash-safe replacement of whole files, under one rule for links, owners, modes and temporary
 /// files: the one implementation behind the JSON file and UserDefaults backends and the output
@@ -35,10 +29,10 @@ import Darwin
 /// let target = try FileReplacement.target(of: path)
 /// try FileReplacement.replace(target, with: Array(text.utf8))
 /// ```
-public enum FileReplacement {
+package enum FileReplacement {
     /// The most bytes a temporary file's name adds to the name of the file it replaces:
     /// `.` before it and `.tmp-<pid>-<random>` after it.
-    public static let temporaryNameOverhead = 1 + 5 + 10 + 1 + 13
+    package static let temporaryNameOverhead = 1 + 5 + 10 + 1 + 13
 
     /// The file a write to `path` replaces: `path` itself, or the file its symbolic links lead to
     /// (which need not exist: a dangling link's target is created). Relative link contents are
@@ -47,7 +41,7 @@ public enum FileReplacement {
     /// - Throws: `EACCES` for a link in a sticky, world-writable directory that belongs neither to
     ///   the writer nor to the directory's owner; `ELOOP` after 40 links; the `lstat` or
     ///   `readlink` failure otherwise.
-    public static func target(of path: String) throws(SystemCallError) -> String {
+    package static func target(of path: String) throws(SystemCallError) -> String {
         try followLinks(path, checkingOwners: true)
     }
 
@@ -98,14 +92,14 @@ public enum FileReplacement {
     /// documentation says, and returns the new file's status. `path` is the file itself: resolve
     /// links first with ``target(of:)``.
     @discardableResult
-    public static func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t = 0o600) throws(SystemCallError) -> stat {
+    package static func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t = 0o600) throws(SystemCallError) -> stat {
         let result = bytes.withUnsafeBytes { replace(path, $0, newFileMode: newFileMode) }
         return try result.get()
     }
 
     /// ``replace(_:with:newFileMode:)`` for `Data`.
     @discardableResult
-    public static func replace(_ path: String, with data: Data, newFileMode: mode_t = 0o600) throws(SystemCallError) -> stat {
+    package static func replace(_ path: String, with data: Data, newFileMode: mode_t = 0o600) throws(SystemCallError) -> stat {
         let result = data.withUnsafeBytes { replace(path, $0, newFileMode: newFileMode) }
         return try result.get()
     }
@@ -149,7 +143,7 @@ public enum FileReplacement {
 
     /// Throws unless `info` is a regular file's: `EISDIR` for a directory, a typed refusal for a
     /// FIFO, socket or device.
-    public static func checkRegular(_ info: stat, call: String, path: String) throws(SystemCallError) {
+    package static func checkRegular(_ info: stat, call: String, path: String) throws(SystemCallError) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: return
         case S_IFDIR: throw SystemCallError(call: call, path: path, number: EISDIR)
@@ -162,7 +156,7 @@ public enum FileReplacement {
     /// although root could write it and the directory would allow the rename; and when this
     /// process (its effective user) could not open it for writing (the `access(2)` failure: its
     /// mode, a read-only file system, an immutable file).
-    public static func checkWritable(_ path: String) throws(SystemCallError) {
+    package static func checkWritable(_ path: String) throws(SystemCallError) {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & 0o222 == 0 {
             throw SystemCallError(call: "access", path: path, number: EACCES, detail: "the file is read-only (no write permission in its mode)")
@@ -178,7 +172,7 @@ public enum FileReplacement {
     /// file system's limit on names: its temporary files, and sidecars whose names are up to
     /// `longestSuffix` bytes longer than the file's. Stores call it when they open, so that a name
     /// that could never be written is refused then, rather than on every write.
-    public static func checkNameLength(of path: String, longestSuffix: Int) throws(SystemCallError) {
+    package static func checkNameLength(of path: String, longestSuffix: Int) throws(SystemCallError) {
         let directory = directory(of: path)
         let limit = pathconf(directory, Int32(_PC_NAME_MAX))
         let maximum = limit > 0 ? Int(limit) : 255
@@ -198,7 +192,7 @@ public enum FileReplacement {
 
     /// Removes the temporary files of the replacements under way in this process. For the
     /// cleanup of a process that a signal ends: the replaced files stay as they were.
-    public static func removeTemporaryFilesInProgress() {
+    package static func removeTemporaryFilesInProgress() {
         for path in inProgress.withLock({ $0 }) { unlink(path) }
     }
 
@@ -212,7 +206,7 @@ public enum FileReplacement {
     /// (not links), owned by this user, last modified more than ten seconds ago, not locked (every
     /// writer holds a lock on its temporary file until it is renamed), and not named after a process
     /// that is still running.
-    public static func removeAbandonedTemporaryFiles(of path: String) {
+    package static func removeAbandonedTemporaryFiles(of path: String) {
         let directory = directory(of: path)
         let prefix = temporaryPrefix(for: path)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
@@ -256,17 +250,13 @@ public enum FileReplacement {
     }
 
     private static func modificationSeconds(_ info: stat) -> Int64 {
-        #if canImport(Darwin)
-        Int64(info.st_mtimespec.tv_sec)
-        #else
-        Int64(info.st_mtim.tv_sec)
-        #endif
+        info.modificationTime.seconds
     }
 
     // MARK: Paths and I/O
 
     /// The last component of `path`.
-    public static func name(of path: String) -> String {
+    package static func name(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.utf8.count > 1, trimmed.utf8.last == UInt8(ascii: "/") { trimmed.removeLast() }
         guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return String(trimmed) }
@@ -274,7 +264,7 @@ public enum FileReplacement {
     }
 
     /// The directory part of `path`: `.` for a bare name, `/` for a file at the root.
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.utf8.count > 1, trimmed.utf8.last == UInt8(ascii: "/") { trimmed.removeLast() }
         guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
@@ -308,7 +298,7 @@ public enum FileReplacement {
 
     /// Makes a rename in the directory of `path` durable. A failure is not reported: the rename,
     /// the commit point, has happened.
-    public static func syncDirectory(of path: String) {
+    package static func syncDirectory(of path: String) {
         let descriptor = open(directory(of: path), O_RDONLY | O_CLOEXEC | O_DIRECTORY)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)

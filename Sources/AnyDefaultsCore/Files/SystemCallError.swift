@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A system call that failed: which one, on which path, and `errno`. File-based backends keep it
 /// as the cause of the ``DefaultsError`` they throw.
@@ -15,18 +9,18 @@ import Darwin
 ///     throw DefaultsError(failure.code, "Cannot replace the file.", backend: "MyStore", path: path, cause: failure)
 /// }
 /// ```
-public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The call that failed, for example `"rename"`.
-    public var call: String
+    package var call: String
     /// The path it was called on, where there is one.
-    public var path: String?
+    package var path: String?
     /// The `errno` it set.
-    public var number: Int32
+    package var number: Int32
     /// What went wrong in words, where `errno` alone would mislead (a FIFO where a file belongs
     /// is `EINVAL`, "not a regular file: a FIFO").
-    public var detail: String?
+    package var detail: String?
 
-    public init(call: String, path: String? = nil, number: Int32, detail: String? = nil) {
+    package init(call: String, path: String? = nil, number: Int32, detail: String? = nil) {
         self.call = call
         self.path = path
         self.number = number
@@ -35,7 +29,7 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// The refusal of something that is not a regular file (a FIFO, a socket, a device) where a
     /// file belongs; `kind` is its `st_mode & S_IFMT`. Its ``code`` is `invalidConfiguration`.
-    public static func notRegularFile(call: String, path: String?, kind: mode_t) -> SystemCallError {
+    package static func notRegularFile(call: String, path: String?, kind: mode_t) -> SystemCallError {
         let name =
             switch kind {
             case S_IFIFO: "a FIFO (named pipe)"
@@ -49,11 +43,11 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The failure of `call` with the current `errno`.
-    public static func last(_ call: String, path: String? = nil) -> SystemCallError {
+    package static func last(_ call: String, path: String? = nil) -> SystemCallError {
         SystemCallError(call: call, path: path, number: errno)
     }
 
-    public var description: String {
+    package var description: String {
         let reason = String(cString: strerror(number))
         let place = "\(call)\(path.map { "(\($0))" } ?? "")"
         guard let detail else { return "\(place): \(reason) (errno \(number))" }
@@ -61,7 +55,7 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The error code that fits this failure.
-    public var code: DefaultsError.Code {
+    package var code: DefaultsError.Code {
         number == EINVAL && detail != nil ? .invalidConfiguration : DefaultsError.Code(errno: number)
     }
 }
@@ -70,7 +64,7 @@ extension DefaultsError.Code {
     /// The code that fits an `errno` value: permission, absence, a full disk, a lock held
     /// elsewhere, a directory where a file belongs, a name too long or a loop of links;
     /// ``ioFailure`` for anything else.
-    public init(errno number: Int32) {
+    package init(errno number: Int32) {
         switch number {
         case EACCES, EPERM, EROFS: self = .permissionDenied
         case ENOENT, ENOTDIR: self = .notFound

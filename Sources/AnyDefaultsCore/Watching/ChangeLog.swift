@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 import Dispatch
 import Synchronization
 
@@ -26,23 +20,23 @@ import Synchronization
 /// position = reading.end
 /// let keys = reading.complete ? reading.keys : everyStoredKey + reading.keys
 /// ```
-public enum ChangeLog {
+package enum ChangeLog {
     /// The log keeps at least this many entries...
-    public static let keptEntries: Int64 = 1024
+    package static let keptEntries: Int64 = 1024
     /// ...and every entry younger than this many seconds.
-    public static let keptSeconds: Int64 = 60
+    package static let keptSeconds: Int64 = 60
     /// How often (in entries) old entries are pruned.
-    public static let pruneInterval: Int64 = 256
+    package static let pruneInterval: Int64 = 256
     /// How long a watcher's lease lasts, in seconds; it is renewed every quarter of that.
-    public static let leaseSeconds: Int64 = 120
+    package static let leaseSeconds: Int64 = 120
 
     /// This process's mark in logs and leases: its process ID and random bits, so that a child
     /// forked from it, or a process with the same ID in another PID namespace, has another.
-    public static var processOrigin: Int64 { Int64(getpid()) << 32 | Int64(processRandomBits) }
+    package static var processOrigin: Int64 { Int64(getpid()) << 32 | Int64(processRandomBits) }
     private static let processRandomBits = UInt32.random(in: 1...UInt32.max)
 
     /// The current time as logs and leases keep it: whole seconds since 1970.
-    public static var now: Int64 { Int64(time(nil)) }
+    package static var now: Int64 { Int64(time(nil)) }
 
     /// Wakes the watchers of the file at `path` (the ``Watch`` of other processes) by setting its
     /// times to now. A writer calls it after a commit that wrote log entries: the writes of a
@@ -53,7 +47,7 @@ public enum ChangeLog {
     /// most once per ``doorbellInterval``: the first ring of a burst at once, then one more after
     /// the interval for the commits in between. A failure is ignored: the next commit wakes the
     /// watchers anyway.
-    public static func ringDoorbell(path: String) {
+    package static func ringDoorbell(path: String) {
         let now = DispatchTime.now().uptimeNanoseconds
         let interval = UInt64(doorbellInterval.components.attoseconds / 1_000_000_000)
         let action = doorbells.withLock { doorbells -> DoorbellAction in
@@ -97,7 +91,7 @@ public enum ChangeLog {
     }()
 
     /// How often ``ringDoorbell(path:)`` touches one file at most.
-    public static let doorbellInterval = Duration.milliseconds(1)
+    package static let doorbellInterval = Duration.milliseconds(1)
 
     private struct DoorbellState {
         var lastRing: UInt64 = 0
@@ -110,12 +104,12 @@ public enum ChangeLog {
     private static let doorbells = Mutex<[String: DoorbellState]>([:])
 
     /// One entry of a log.
-    public struct Entry: Sendable, Hashable {
-        public var sequence: Int64
-        public var key: String
-        public var origin: Int64
+    package struct Entry: Sendable, Hashable {
+        package var sequence: Int64
+        package var key: String
+        package var origin: Int64
 
-        public init(sequence: Int64, key: String, origin: Int64) {
+        package init(sequence: Int64, key: String, origin: Int64) {
             self.sequence = sequence
             self.key = key
             self.origin = origin
@@ -123,17 +117,17 @@ public enum ChangeLog {
     }
 
     /// What a log tells a reader at some position.
-    public struct Reading: Sendable, Hashable {
+    package struct Reading: Sendable, Hashable {
         /// The keys other processes changed after the position, each once, in the order of its
         /// last change.
-        public var keys: [String]
+        package var keys: [String]
         /// False when entries after the position are gone (pruned before the reader read them,
         /// or the log was emptied): then any stored key may have changed, beyond ``keys``.
-        public var complete: Bool
+        package var complete: Bool
         /// The reader's new position.
-        public var end: Int64
+        package var end: Int64
 
-        public init(keys: [String], complete: Bool, end: Int64) {
+        package init(keys: [String], complete: Bool, end: Int64) {
             self.keys = keys
             self.complete = complete
             self.end = end
@@ -142,7 +136,7 @@ public enum ChangeLog {
         /// The `.external` events to report: one per key in ``keys`` with the value `value` reads
         /// now, preceded, if the reading is not complete or `trusted` is false (the lease lapsed),
         /// by one for every key in `storedKeys` (all keys stored now), since any may have changed.
-        public func events(
+        package func events(
             trusted: Bool = true, storedKeys: () throws(DefaultsError) -> [String],
             value: (String) throws(DefaultsError) -> DefaultsValue?
         ) throws(DefaultsError) -> [DefaultsChangeEvent] {
@@ -163,12 +157,12 @@ public enum ChangeLog {
     /// What a watcher found in a log after its position: the events to report, the position after
     /// them, and whether they are all that changed (else any stored key may have: the reading was
     /// not complete, or the lease had lapsed).
-    public struct Report: Sendable {
-        public var events: [DefaultsChangeEvent]
-        public var end: Int64
-        public var complete: Bool
+    package struct Report: Sendable {
+        package var events: [DefaultsChangeEvent]
+        package var end: Int64
+        package var complete: Bool
 
-        public init(events: [DefaultsChangeEvent], end: Int64, complete: Bool) {
+        package init(events: [DefaultsChangeEvent], end: Int64, complete: Bool) {
             self.events = events
             self.end = end
             self.complete = complete
@@ -177,7 +171,7 @@ public enum ChangeLog {
         /// Tells the caches registered with `counter` what changed (see ``SharedChangeCounter``):
         /// the events' keys, or everything when the report is not complete. Call it before the
         /// position moves on.
-        public func invalidate(in counter: SharedChangeCounter) {
+        package func invalidate(in counter: SharedChangeCounter) {
             if complete {
                 counter.invalidate(keysOf: events)
             } else {
@@ -189,7 +183,7 @@ public enum ChangeLog {
     /// Reads `entries`, in ascending order: the entry at `position` if it is still there, every
     /// later one, or, when the log's newest entry is older than the position (the log was emptied
     /// and restarted), that entry alone. Entries of `origin` (the reader's own) are left out.
-    public static func read(_ entries: [Entry], after position: Int64, skipping origin: Int64) -> Reading {
+    package static func read(_ entries: [Entry], after position: Int64, skipping origin: Int64) -> Reading {
         guard let first = entries.first, let last = entries.last else {
             // Pruning keeps the newest entry, so a log that is empty after a reader saw entries was
             // emptied by hand: what was in it is unknown.
@@ -208,21 +202,21 @@ public enum ChangeLog {
     /// A watcher's lease as it knows it: when it ends, and whether it lapsed (the process was
     /// suspended, or could not renew it in time), in which case other processes may have committed
     /// changes without logging them and the next reading counts as incomplete.
-    public struct Lease: Sendable, Hashable {
+    package struct Lease: Sendable, Hashable {
         /// When the lease ends, in ``ChangeLog/now`` seconds.
-        public private(set) var end: Int64
+        package private(set) var end: Int64
         /// Whether the lease lapsed since the log was last read.
-        public var lapsed = false
+        package var lapsed = false
 
         /// A lease just taken at `now`, until `now + leaseSeconds`.
-        public init(takenAt now: Int64) {
+        package init(takenAt now: Int64) {
             end = now + leaseSeconds
         }
 
         /// Renews the lease through `renew` (given the new end) once a quarter of it has passed,
         /// and notes whether it had lapsed. Writers compare leases with whole seconds of their own
         /// clock, so a lease within a second of its end counts as lapsed.
-        public mutating func keep(now: Int64 = ChangeLog.now, renew: (Int64) throws(DefaultsError) -> Void) throws(DefaultsError) {
+        package mutating func keep(now: Int64 = ChangeLog.now, renew: (Int64) throws(DefaultsError) -> Void) throws(DefaultsError) {
             guard now >= end - leaseSeconds * 3 / 4 else { return }
             let hadLapsed = now + 1 >= end
             try renew(now + leaseSeconds)
@@ -241,16 +235,16 @@ public enum ChangeLog {
     ///
     /// The changes of a burst of commits are gathered for ``settleDelay`` into one call, so that
     /// a process writing quickly does not pay for a reading of the log per commit.
-    public final class Watch: Sendable {
+    package final class Watch: Sendable {
         /// How long changes are gathered before `onChange` runs.
-        public static let settleDelay = DispatchTimeInterval.milliseconds(1)
+        package static let settleDelay = DispatchTimeInterval.milliseconds(1)
 
         private let monitor: FileChangeMonitor
         private let timer: Mutex<(any DispatchSourceTimer)?>
 
         /// Starts watching `files` (their directories must exist): `onChange` after each burst of
         /// changes, `onTimer` every quarter of the lease, both on one private serial queue.
-        public init(
+        package init(
             files: [String], backend: String, onChange: @escaping @Sendable () -> Void,
             onTimer: @escaping @Sendable () -> Void
         ) throws(DefaultsError) {
@@ -280,7 +274,7 @@ public enum ChangeLog {
         }
 
         /// Stops both. A call already queued may still arrive. Calling it again does nothing.
-        public func cancel() {
+        package func cancel() {
             let current = timer.withLock { timer in
                 defer { timer = nil }
                 return timer

@@ -1,19 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 import Dispatch
 import Synchronization
 
 /// Tells when any process changes, replaces, creates or removes one of a set of files, for
 /// backends that report changes made elsewhere.
 ///
-/// On Linux it uses inotify on the files' directories, so an idle store costs nothing and a change
-/// is seen at once; elsewhere, and on request, it compares each file's size, times and inode at a
-/// fixed interval (a few `stat` calls per tick). `onChange` runs on a private serial queue, once per
+/// On Linux it uses inotify on the files' directories, and on Apple platforms the kernel's event
+/// queue (kqueue) on the files and their directories, so an idle store costs nothing and a change
+/// is seen at once; on request (and on other systems) it compares each file's size, times and
+/// inode at a fixed interval (a few `stat` calls per tick). `onChange` runs on a private serial queue, once per
 /// burst of changes; it is not told what changed, so the backend reads that itself. A call
 /// already queued when ``cancel()`` runs may still arrive.
 ///
@@ -22,17 +17,17 @@ import Synchronization
 /// // ...
 /// monitor.cancel()
 /// ```
-public final class FileChangeMonitor: Sendable {
+package final class FileChangeMonitor: Sendable {
     /// How changes are detected.
-    public enum Strategy: Sendable, Hashable {
-        /// inotify on Linux; polling every 50 ms elsewhere.
+    package enum Strategy: Sendable, Hashable {
+        /// inotify on Linux, kqueue on Apple platforms; polling every 50 ms elsewhere.
         case automatic
         /// Compare `stat` results at this interval, on every platform.
         case polling(interval: Duration)
     }
 
     /// Which changes wake the monitor.
-    public enum Trigger: Sendable, Hashable {
+    package enum Trigger: Sendable, Hashable {
         /// Any change: a write to a file's contents, the file created, replaced or removed, its
         /// times or permissions set.
         case anyChange
@@ -46,13 +41,15 @@ public final class FileChangeMonitor: Sendable {
     private let source: Mutex<(any DispatchSourceProtocol)?>
     #if os(Linux)
     private let watch: Mutex<InotifyHub.Registration?>
+    #elseif canImport(Darwin)
+    private let watch: Mutex<KernelEventWatch?>
     #endif
 
     /// Starts watching `files` (which need not exist yet; their directories must), and the files
     /// those that are symbolic links lead to (as they are when the watch starts).
     ///
     /// - Throws: ``DefaultsError`` if the operating system refuses the watch.
-    public init(
+    package init(
         watching files: [String],
         strategy: Strategy = .automatic,
         trigger: Trigger = .anyChange,
@@ -63,7 +60,7 @@ public final class FileChangeMonitor: Sendable {
         switch strategy {
         case .polling(let interval):
             source = Mutex(Self.pollingSource(files: files, interval: interval, queue: queue, onChange: onChange))
-            #if os(Linux)
+            #if os(Linux) || canImport(Darwin)
             watch = Mutex(nil)
             #endif
         case .automatic:
@@ -74,6 +71,10 @@ public final class FileChangeMonitor: Sendable {
             let targets = files.compactMap { file in (try? FileReplacement.followingLinks(file)).flatMap { $0 == file ? nil : $0 } }
             watch = Mutex(
                 try InotifyHub.shared.register(files: files + targets, mask: mask, queue: queue, backend: backend, onChange: onChange))
+            #elseif canImport(Darwin)
+            source = Mutex(nil)
+            let targets = files.compactMap { file in (try? FileReplacement.followingLinks(file)).flatMap { $0 == file ? nil : $0 } }
+            watch = Mutex(KernelEventWatch(files: files + targets, trigger: trigger, queue: queue, onChange: onChange))
             #else
             source = Mutex(Self.pollingSource(files: files, interval: .milliseconds(50), queue: queue, onChange: onChange))
             #endif
@@ -81,7 +82,7 @@ public final class FileChangeMonitor: Sendable {
     }
 
     /// Stops watching and releases the watch's file descriptor. Calling it again does nothing.
-    public func cancel() {
+    package func cancel() {
         let current = source.withLock { source in
             defer { source = nil }
             return source
@@ -93,6 +94,12 @@ public final class FileChangeMonitor: Sendable {
             return watch
         }
         if let registration { InotifyHub.shared.unregister(registration) }
+        #elseif canImport(Darwin)
+        let kernelWatch = watch.withLock { watch in
+            defer { watch = nil }
+            return watch
+        }
+        kernelWatch?.cancel()
         #endif
     }
 
@@ -101,7 +108,7 @@ public final class FileChangeMonitor: Sendable {
     // MARK: Polling
 
     /// What a file looks like from outside; a change in any field means it was written or replaced.
-    private struct Signature: Equatable {
+    struct Signature: Equatable {
         var exists = false
         var size: Int64 = 0
         var inode: UInt64 = 0
@@ -119,14 +126,9 @@ public final class FileChangeMonitor: Sendable {
             guard stat(path, &info) == 0 else { return }
             exists = true
             size = Int64(info.st_size)
-            inode = UInt64(info.st_ino)
-            #if canImport(Darwin)
-            modified = (info.st_mtimespec.tv_sec, info.st_mtimespec.tv_nsec)
-            changed = (info.st_ctimespec.tv_sec, info.st_ctimespec.tv_nsec)
-            #else
-            modified = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
-            changed = (Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec))
-            #endif
+            inode = info.fileID.inode
+            modified = (Int(info.modificationTime.seconds), Int(info.modificationTime.nanoseconds))
+            changed = (Int(info.changeTime.seconds), Int(info.changeTime.nanoseconds))
         }
     }
 

@@ -1,5 +1,5 @@
 #if os(Linux)
-import Glibc
+import AnyDefaultsPlatform
 import Dispatch
 import Synchronization
 

@@ -2,6 +2,27 @@ import AnyDefaultsCore
 import Foundation
 
 extension PostgreSQLProvider {
+    /// Registers the `postgres:` scheme and libpq's other spelling `postgresql:` on `registry`
+    /// (``ProviderRegistry/standard`` has them where the `PostgreSQL` package trait is on).
+    ///
+    /// ```swift
+    /// let registry = ProviderRegistry()
+    /// PostgreSQLProvider.register(in: registry)
+    /// let store = try registry.makeProvider("postgres://app@db.internal/settings?namespace=tenant-1")
+    /// ```
+    public static func register(in registry: ProviderRegistry) {
+        // libpq's two spellings, so that a DATABASE_URL can be pasted as it is.
+        for scheme in ["postgres", "postgresql"] {
+            registry.register(
+                scheme: scheme,
+                summary: scheme == "postgres" ? "a PostgreSQL database, shared live by many processes and machines" : "the same as postgres:",
+                location: .server("//USER@HOST[:PORT]/DATABASE or /SOCKET/DIR"), options: storeOptions
+            ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
+                try PostgreSQLProvider(options: PostgreSQLProvider.Options(configuration))
+            }
+        }
+    }
+
     /// The options a `postgres:` store string accepts, for registering the scheme
     /// (`ProviderRegistry.standard` does) and for help texts.
     public static let storeOptions: [StoreOption] = [

@@ -144,7 +144,8 @@ let package = Package(
         // permission, external-change and conformance tests, and for what uses process-wide state
         // (Defaults.standard, Combine's mock flag). Every command opens its store by store string.
         .executableTarget(
-            name: "TestChild", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "AnyDefaultsCombine", "BrokenProviders", "TestSupport"],
+            name: "TestChild",
+            dependencies: ["AnyDefaults", "AnyDefaultsPlatform", "AnyDefaultsTesting", "AnyDefaultsCombine", "BrokenProviders", "TestSupport"],
             path: "Tests/Children/TestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend

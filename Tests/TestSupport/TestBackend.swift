@@ -28,13 +28,26 @@ public struct TestBackend: Sendable, Hashable, CustomStringConvertible {
     public static let sqlite = TestBackend(scheme: "sqlite", name: "SQLite")
     public static let lmdb = TestBackend(scheme: "lmdb", name: "LMDB")
 
-    /// Every backend the package builds on this platform whose stores need no server. A backend
-    /// that a platform does not build is left out here, at compile time, with `#if`.
-    public static let all: [TestBackend] = [memory, jsonFile, userDefaults, sqlite, lmdb]
+    /// Every backend the umbrella has in this build whose stores need no server. A backend the
+    /// build leaves out (LMDB without its package trait, or where liblmdb does not link) is left
+    /// out here at compile time, never skipped at run time.
+    public static let all: [TestBackend] = {
+        var all = [memory, jsonFile, userDefaults, sqlite]
+        #if canImport(AnyDefaultsLMDB)
+        all.append(lmdb)
+        #endif
+        return all
+    }()
 
     /// The schemes of the built-in backends that need a server (AnyDefaultsPostgreSQLTests starts
     /// one): they are not in ``all``.
-    public static let serverSchemes: Set<String> = ["postgres", "postgresql"]
+    public static let serverSchemes: Set<String> = {
+        #if canImport(AnyDefaultsPostgreSQL)
+        ["postgres", "postgresql"]
+        #else
+        []
+        #endif
+    }()
 
     /// The backends whose values outlive the process.
     public static let persistent = all.filter(\.isPersistent)

@@ -1,11 +1,6 @@
 import AnyDefaults
+import AnyDefaultsPlatform
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A command line the child cannot run: printed on standard error, exit status 64.
 struct Usage: Error, CustomStringConvertible {

@@ -1,12 +1,7 @@
 import AnyDefaults
+import AnyDefaultsPlatform
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // The commands that work on any store: what each does is in main.swift.
 
@@ -183,6 +178,7 @@ func watch(_ arguments: Arguments) throws {
     if received.count < count { throw Failure(description: "\(received.count) of \(count) events within 10 s") }
 }
 
+#if os(Linux)
 func leaks(_ arguments: Arguments) throws {
     try arguments.expect(2...2)
     let template = try arguments.text(0, "store with {n}")
@@ -223,3 +219,8 @@ func leaks(_ arguments: Arguments) throws {
     say("\(after)")
     withExtendedLifetime(closed) {}
 }
+#else
+func leaks(_ arguments: Arguments) throws {
+    throw Failure(description: "leaks counts what the process holds through Linux's proc file system: Linux only")
+}
+#endif

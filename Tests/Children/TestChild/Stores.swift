@@ -7,10 +7,11 @@ func openStore(_ text: String, cached: Bool = false) throws(DefaultsError) -> (s
     var configuration = try StoreConfiguration(parsing: text)
     configuration.cache = false
     let plain = try ProviderRegistry.standard.makeProvider(configuration)
-    let close: (() -> Void)? =
-        if let sqlite = plain as? SQLiteProvider { { sqlite.close() } }
-        else if let lmdb = plain as? LMDBProvider { { lmdb.close() } }
-        else { nil }
+    var close: (() -> Void)?
+    if let sqlite = plain as? SQLiteProvider { close = { sqlite.close() } }
+    #if canImport(AnyDefaultsLMDB)
+    if let lmdb = plain as? LMDBProvider { close = { lmdb.close() } }
+    #endif
     return (cached ? caching(plain) : plain, close)
 }
 

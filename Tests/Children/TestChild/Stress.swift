@@ -1,11 +1,6 @@
 import AnyDefaults
+import AnyDefaultsPlatform
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The names of the four keys one writer thread of one stress process sets in every batch.
 func stressKeys(process id: Int, thread: Int) -> [String] {

@@ -1,11 +1,6 @@
 import AnyDefaults
+import AnyDefaultsPlatform
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // The commands of the reliability tests (Tests/ReliabilityTests, scripts/crash-test): what each
 // does is in main.swift.

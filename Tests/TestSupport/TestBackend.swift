@@ -31,12 +31,13 @@ public struct TestBackend: Sendable, Hashable, CustomStringConvertible {
     /// Every backend the umbrella has in this build whose stores need no server. A backend the
     /// build leaves out (LMDB without its package trait, or where liblmdb does not link) is left
     /// out here at compile time, never skipped at run time.
+    /// (In the order the tool's tests have always run them one after another: `bench --stores`.)
     public static let all: [TestBackend] = {
-        var all = [memory, jsonFile, userDefaults, sqlite]
+        var all = [memory, jsonFile, sqlite]
         #if canImport(AnyDefaultsLMDB)
         all.append(lmdb)
         #endif
-        return all
+        return all + [userDefaults]
     }()
 
     /// The schemes of the built-in backends that need a server (AnyDefaultsPostgreSQLTests starts

@@ -136,33 +136,17 @@ let package = Package(
             path: "Backends/PostgreSQL"
         ),
 
-        // MARK: Test support: temporary directories, child processes
-        .target(name: "TestSupport", dependencies: ["AnyDefaultsCore"], path: "Tests/TestSupport"),
-        // Real second processes for the multi-process, permission and crash tests.
-        .executableTarget(name: "JSONFileTestChild", dependencies: ["AnyDefaultsJSONFile"], path: "Tests/Children/JSONFileTestChild"),
-        .executableTarget(
-            name: "UserDefaultsTestChild", dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore"],
-            path: "Tests/Children/UserDefaultsTestChild"
-        ),
-        .executableTarget(
-            name: "SQLiteTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite"], path: "Tests/Children/SQLiteTestChild"
-        ),
-        .executableTarget(name: "LMDBTestChild", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB"], path: "Tests/Children/LMDBTestChild"),
-        // Opens any store by configuration: writes, checks and hammers stores for the crash,
-        // concurrency and corruption tests, and writes for the cross-process change tests.
-        .executableTarget(name: "ReliabilityTestChild", dependencies: ["AnyDefaults", "TestSupport"], path: "Tests/Children/ReliabilityTestChild"),
-        .executableTarget(name: "ExternalChangesTestChild", dependencies: ["AnyDefaults"], path: "Tests/Children/ExternalChangesTestChild"),
-        // The conformance suite's child process for every built-in backend, opened by store string.
-        .executableTarget(
-            name: "ConformanceTestChild", dependencies: ["AnyDefaults", "AnyDefaultsTesting"], path: "Tests/Children/ConformanceTestChild"),
-        // Deliberately broken providers (and their correct reference) for the suite's own tests,
-        // and the child process that runs them.
+        // MARK: Test support: temporary directories, child processes, the catalog of every backend
+        .target(name: "TestSupport", dependencies: ["AnyDefaults"], path: "Tests/TestSupport"),
+        // Deliberately broken providers (and their correct reference) for the conformance suite's own tests.
         .target(name: "BrokenProviders", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting"], path: "Tests/BrokenProviders"),
+        // The one child process of the tests: real second processes for the multi-process, crash,
+        // permission, external-change and conformance tests, and for what uses process-wide state
+        // (Defaults.standard, Combine's mock flag). Every command opens its store by store string.
         .executableTarget(
-            name: "BrokenProviderTestChild", dependencies: ["BrokenProviders", "AnyDefaultsTesting"], path: "Tests/Children/BrokenProviderTestChild"),
-        // Runs what uses process-wide state for the Combine tests: the documented examples on
-        // `Defaults.standard`, launches of a migration, the process-wide mock flag.
-        .executableTarget(name: "CombineTestChild", dependencies: ["AnyDefaultsCombine"], path: "Tests/Children/CombineTestChild"),
+            name: "TestChild",
+            dependencies: ["AnyDefaults", "AnyDefaultsPlatform", "AnyDefaultsTesting", "AnyDefaultsCombine", "BrokenProviders", "TestSupport"],
+            path: "Tests/Children/TestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform", "TestSupport"]),

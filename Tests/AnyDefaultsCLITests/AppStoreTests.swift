@@ -4,10 +4,10 @@ import TestSupport
 import Testing
 
 /// `--app NAME` opens the store `Defaults.standard` of the app NAME writes to; run as the built
-/// executable, with a real program (`ReliabilityTestChild standard-write`) as the app.
+/// executable, with a real program (`TestChild standard-write`) as the app.
 @Suite struct AppStoreTests {
     /// The app: a program of this package that writes through `Defaults.standard`.
-    static let app = "ReliabilityTestChild"
+    static let app = "TestChild"
 
     /// Runs the app, writing `value` under `key` through its `Defaults.standard`, in the sandbox
     /// with `environment` added.

@@ -74,13 +74,7 @@ import Testing
             let store = kind.store(cli)
             try cli.fill(store, with: ["k": .int(1)])
             try ExactJSON.data(from: ["other": .int(2)]).write(to: URL(fileURLWithPath: cli.path("export.json")))
-            let holder: Process
-            let output: Pipe
-            if kind.scheme == "json" {
-                (holder, output, _) = try ChildProcess.start("JSONFileTestChild", ["hold-lock", kind.location(cli), "120"])
-            } else {
-                (holder, output, _) = try ChildProcess.start("UserDefaultsTestChild", ["hold-lock", cli.path("config"), "120"])
-            }
+            let (holder, output, _) = try ChildProcess.start("TestChild", ["hold-lock", store, "120"], environment: cli.environment)
             defer {
                 kill(holder.processIdentifier, SIGKILL)
                 holder.waitUntilExit()

@@ -163,7 +163,7 @@ import Testing
             var writers: [(Process, Pipe)] = []
             for id in 0..<writerCount {
                 let (process, output, _) = try ChildProcess.start(
-                    "ReliabilityTestChild", ["keep-writing", source, "\(id)", "\(slots)", stop], environment: cli.environment)
+                    "TestChild", ["keep-writing", source, "\(id)", "\(slots)", stop], environment: cli.environment)
                 writers.append((process, output))
             }
             let outputs = writers.map { Collected(reading: $0.1.fileHandleForReading) }

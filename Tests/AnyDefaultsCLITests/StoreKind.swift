@@ -1,6 +1,7 @@
 import AnyDefaults
 import Foundation
 import Testing
+import TestSupport
 
 /// A persistent backend as the reliability tests of the tool use it: a store of that kind in the
 /// sandbox, where its files are, and how to spell its location.
@@ -14,10 +15,10 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
     static let lmdb = StoreKind(scheme: "lmdb")
     static let userDefaults = StoreKind(scheme: "userdefaults")
 
-    /// Every persistent backend.
-    static let persistent = [json, sqlite, lmdb, userDefaults]
+    /// Every persistent backend (the catalog's TestBackend.persistent).
+    static let persistent = TestBackend.persistent.map { StoreKind(scheme: $0.scheme) }
     /// The backends whose location is a path the user spells.
-    static let pathBased = [json, sqlite, lmdb]
+    static let pathBased = persistent.filter { $0.scheme != userDefaults.scheme }
     /// The backends whose files the tool's file layer writes (the others belong to the engines).
     static let fileWritten = [json, userDefaults]
 

@@ -13,26 +13,19 @@ struct Backend: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static let all = [
-        Backend(name: "memory", template: "memory:"),
-        Backend(name: "JSON file", template: "json:{dir}/settings.json"),
-        Backend(name: "UserDefaults", template: "userdefaults:{suite}"),
-        Backend(name: "SQLite", template: "sqlite:{dir}/settings.sqlite"),
-        Backend(name: "LMDB", template: "lmdb:{dir}/settings"),
-    ]
-
-    /// The backends that report changes made by other processes on this platform (`userdefaults:`
-    /// does on Linux only).
-    static let reportingOtherProcesses: [Backend] = all.filter { backend in
-        #if canImport(Darwin)
-        backend.name != "memory" && backend.name != "UserDefaults"
-        #else
-        backend.name != "memory"
-        #endif
+    init(_ backend: TestBackend) {
+        name = backend.name
+        template = backend.store(in: "{dir}", name: "settings", suite: "{suite}")
     }
 
+    /// Every backend (the catalog, TestBackend.all).
+    static let all = TestBackend.all.map(Backend.init)
+
+    /// The backends that report changes made by other processes on this platform.
+    static let reportingOtherProcesses = TestBackend.reportingOtherProcesses.map(Backend.init)
+
     /// The backends whose values outlive the process.
-    static let persistent = all.filter { $0.name != "memory" }
+    static let persistent = TestBackend.persistent.map(Backend.init)
 
     /// Opens a fresh store (behind a cache unless `cached` is false), runs `body` with it and its
     /// store string (for other processes or a second "launch"), and removes what it left.
@@ -77,10 +70,10 @@ struct Backend: Sendable, CustomTestStringConvertible {
         return try Defaults(url: text)
     }
 
-    /// Runs ExternalChangesTestChild, another process, which makes each of `writes` one write
+    /// Runs TestChild, another process, which makes each of `writes` one write
     /// (`key=7` sets `.int(7)`, `-key` removes) to the store `configuration` names.
     static func writeFromAnotherProcess(_ configuration: String, _ writes: [String]) throws {
-        let result = try ChildProcess.run("ExternalChangesTestChild", [configuration] + writes)
+        let result = try ChildProcess.run("TestChild", ["apply", configuration] + writes)
         #expect(result.status == 0, "\(result.standardError)")
     }
 }

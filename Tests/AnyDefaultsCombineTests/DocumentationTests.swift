@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The examples of Docs/Combine.md: every line of code in the document is in
-/// Tests/Children/CombineTestChild/DocumentationExamples.swift (which imports only
+/// Tests/Children/TestChild/Combine/DocumentationExamples.swift (which imports only
 /// `AnyDefaultsCombine`, as the document does), and running them prints what the document says.
 @Suite struct DocumentationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -34,7 +34,7 @@ import TestSupport
     @Test(arguments: [("Docs/Combine.md", nil), ("Docs/Observation.md", "Combine publishers")])
     func everyLineOfCodeInTheDocumentIsCompiled(document: String, section: String?) throws {
         let examples = try String(
-            contentsOf: Self.root.appendingPathComponent("Tests/Children/CombineTestChild/DocumentationExamples.swift"), encoding: .utf8)
+            contentsOf: Self.root.appendingPathComponent("Tests/Children/TestChild/Combine/DocumentationExamples.swift"), encoding: .utf8)
         let compiled = Set(examples.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
         let code = try Self.swiftBlocks(of: document, section: section).joined().filter { !$0.hasPrefix("// ") && !$0.isEmpty }
         #expect(code.count > (section == nil ? 40 : 4))
@@ -46,7 +46,7 @@ import TestSupport
 
     @Test func theExamplesPrintWhatTheDocumentSays() throws {
         let documented = try Self.swiftBlocks().joined().filter { $0.hasPrefix("// ") }.map { String($0.dropFirst(3)) }
-        let result = try ChildProcess.run("CombineTestChild", ["docs"], environment: ["ANYDEFAULTS_STORE": "memory:"])
+        let result = try ChildProcess.run("TestChild", ["combine-docs"], environment: ["ANYDEFAULTS_STORE": "memory:"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.split(separator: "\n").map(String.init) == documented + ["mocked 0.1 stored 0.8"])
     }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Changes made by another, real process (ExternalChangesTestChild) reach the publishers and the
+/// Changes made by another, real process (TestChild) reach the publishers and the
 /// `@PublishedDefault` properties of this one, on every backend that reports such changes.
 @Suite struct OtherProcessTests {
     @Test(arguments: Backend.reportingOtherProcesses, [true, false])

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Real child processes (JSONFileTestChild) on one file.
+/// Real child processes (TestChild) on one file.
 @Suite struct JSONFileMultiProcessTests {
     @Test func processesWritingAtOnceLoseNoUpdate() throws {
         try withTemporaryDirectory { directory in
@@ -12,7 +12,7 @@ import Testing
             let store = try JSONFileProvider(path: path)
             try store.setValue(.string("parent"), forKey: "owner")
             let children = try (0..<4).map { child in
-                try ChildProcess.start("JSONFileTestChild", ["write", path, "child\(child)", "20"])
+                try ChildProcess.start("TestChild", ["write", "json:" + path, "child\(child)", "20"])
             }
             // The parent writes too, while the children run.
             for index in 0..<20 { try store.setValue(.int(Int64(index)), forKey: "parent.\(index)") }
@@ -37,7 +37,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")
             try JSONFileProvider(path: path).setValue(.int(42), forKey: "answer")
-            let result = try ChildProcess.run("JSONFileTestChild", ["get", path, "answer"])
+            let result = try ChildProcess.run("TestChild", ["get", "json:" + path, "answer"])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput == "\(DefaultsValue.int(42))\n")
         }
@@ -48,7 +48,7 @@ import Testing
             let path = directory.path("s.json")
             let store = try JSONFileProvider(path: path)
             let events = EventLog(store)
-            let result = try ChildProcess.run("JSONFileTestChild", ["set", path, "fromChild", "7"])
+            let result = try ChildProcess.run("TestChild", ["apply", "json:" + path, "fromChild=7"])
             #expect(result.status == 0, "\(result.standardError)")
             let deadline = ContinuousClock.now + .seconds(5)
             while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
@@ -64,7 +64,7 @@ import Testing
             let store = try JSONFileProvider(path: path).cached()
             #expect(try store.value(forKey: "fromChild") == nil)
             let events = EventLog(store)
-            let result = try ChildProcess.run("JSONFileTestChild", ["set", path, "fromChild", "8"])
+            let result = try ChildProcess.run("TestChild", ["apply", "json:" + path, "fromChild=8"])
             #expect(result.status == 0, "\(result.standardError)")
             let deadline = ContinuousClock.now + .seconds(5)
             while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
@@ -76,7 +76,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")
             let store = try JSONFileProvider(path: path, options: .init(lockTimeout: .milliseconds(150)))
-            let (holder, output, _) = try ChildProcess.start("JSONFileTestChild", ["hold-lock", store.path, "1.5"])
+            let (holder, output, _) = try ChildProcess.start("TestChild", ["hold-lock", "json:" + store.path, "1.5"])
             // Wait until the child has the lock.
             let line = output.fileHandleForReading.availableData
             #expect(String(decoding: line, as: UTF8.self) == "locked\n")
@@ -102,7 +102,7 @@ import Testing
             let path = directory.path("s.json")
             var deadWriter: Int32 = 0
             for round in 0..<3 {
-                let (writer, _, _) = try ChildProcess.start("JSONFileTestChild", ["write-forever", path])
+                let (writer, _, _) = try ChildProcess.start("TestChild", ["write-forever", "json:" + path])
                 deadWriter = writer.processIdentifier
                 // Killed while it rewrites the file: after its first write (a loaded machine may
                 // take longer than the pause below to start it).
@@ -118,7 +118,7 @@ import Testing
                 }
                 #expect(payload.count == Int(counter % 5000))
                 // A fresh process would open it without complaint.
-                let check = try ChildProcess.run("JSONFileTestChild", ["get", path, "counter"])
+                let check = try ChildProcess.run("TestChild", ["get", "json:" + path, "counter"])
                 #expect(check.status == 0, "\(check.standardError)")
             }
             // Opening the file clears what the killed writers left behind (once it is older than

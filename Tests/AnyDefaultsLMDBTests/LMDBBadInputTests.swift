@@ -123,7 +123,7 @@ import Darwin
             chmod(path, 0o755)
             chmod(directory.path, 0o755)
             if getuid() == 0 {
-                let child = try ChildProcess.run("LMDBTestChild", ["open", path, "--as-nobody"])
+                let child = try ChildProcess.run("TestChild", ["open", "lmdb:" + path, "--unprivileged"])
                 #expect(child.status == 1, "\(child.standardError)")
                 #expect(child.standardOutput.hasPrefix("error permissionDenied"), "\(child.standardOutput)")
                 #expect(child.standardOutput.contains(canonical(path)))
@@ -152,7 +152,7 @@ import Darwin
             chown(path, owner, owner)
             chmod(path + "/data.mdb", 0o400)
             let before = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
-            let child = try ChildProcess.run("LMDBTestChild", ["readwrite", path, "key7", "--as-nobody"])
+            let child = try ChildProcess.run("TestChild", ["readwrite", "lmdb:" + path, "key7", "--unprivileged"])
             #expect(child.status == 1, "\(child.standardError)")
             let lines = child.standardOutput.split(separator: "\n")
             #expect(lines.first == "read \"\(String(repeating: "v", count: 107))\"", "\(child.standardOutput)")

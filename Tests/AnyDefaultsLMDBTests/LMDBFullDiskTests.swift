@@ -13,7 +13,7 @@ import TestSupport
         let disk = try SmallFileSystem(bytes: 1 << 20)
         disk.fill()
         #expect(disk.available == 0)
-        let result = try ChildProcess.run("LMDBTestChild", ["open", disk.path("store")])
+        let result = try ChildProcess.run("TestChild", ["open", "lmdb:" + disk.path("store")])
         #expect(!result.wasSignaled, "died of signal \(result.status)")
         #expect(result.standardOutput.hasPrefix("error storageFull"), "\(result.standardOutput) \(result.standardError)")
         // With room again, the store opens and works.
@@ -26,7 +26,7 @@ import TestSupport
 
     @Test func fillingTheDiskIsStorageFullAndKeepsEveryValueWritten() throws {
         let disk = try SmallFileSystem(bytes: 4 << 20)
-        let result = try ChildProcess.run("LMDBTestChild", ["fill", disk.path("store")])
+        let result = try ChildProcess.run("TestChild", ["fill", "lmdb:" + disk.path("store") + "?mapsize=64KiB"])
         #expect(!result.wasSignaled, "died of signal \(result.status)")
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.first?.hasSuffix(" storageFull") == true, "\(result.standardOutput) \(result.standardError)")

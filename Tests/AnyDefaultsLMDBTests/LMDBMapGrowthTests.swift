@@ -136,7 +136,7 @@ import TestSupport
             try store.setValue(.int(1), forKey: "before")
             let before = store.mapSize
             // The child grows the map far beyond this process's map while this one has it open.
-            let child = try ChildProcess.run("LMDBTestChild", ["grow", path, "big", String(4 << 20)])
+            let child = try ChildProcess.run("TestChild", ["write-bytes", "lmdb:" + path + "?mapsize=64KiB", "big", String(4 << 20)])
             #expect(child.status == 0, "\(child.standardOutput) \(child.standardError)")
             let read = try #require(try store.value(forKey: "big"))
             #expect(read == .data(Data(repeating: 0xA5, count: 4 << 20)))

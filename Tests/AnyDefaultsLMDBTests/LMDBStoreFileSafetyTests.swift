@@ -26,7 +26,7 @@ import Darwin
             let backup = directory.path("backup.mdb")
             try FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: backup)
 
-            let (writer, input, output) = try ChildProcess.startConversation("ExternalChangesTestChild", ["serve", "lmdb:" + path])
+            let (writer, input, output) = try ChildProcess.startConversation("TestChild", ["serve", "lmdb:" + path])
             defer {
                 try? input.close()
                 writer.waitUntilExit()
@@ -111,7 +111,7 @@ import Darwin
                 #expect(info.st_uid == 65534, "\(file) is owned by \(info.st_uid)")
                 #expect(info.st_mode & 0o777 == 0o600, "\(file) has mode \(String(info.st_mode & 0o777, radix: 8))")
             }
-            let opened = try ChildProcess.run("LMDBTestChild", ["open", path, "--as-nobody"])
+            let opened = try ChildProcess.run("TestChild", ["open", "lmdb:" + path, "--unprivileged"])
             #expect(opened.standardOutput == "ok\n", "\(opened.standardOutput) \(opened.standardError)")
         }
     }

@@ -13,7 +13,7 @@ import Darwin
 
 /// Several real processes on one LMDB store, all watching it, commit batches, grow the map from
 /// 64 KiB, read, and are killed with SIGKILL and restarted at random moments
-/// (`LMDBTestChild stress`). No process may die of anything but the kills, fail, or lose an
+/// (`TestChild stress`). No process may die of anything but the kills, fail, or lose an
 /// acknowledged write.
 ///
 /// `ANYDEFAULTS_LMDB_STRESS_SECONDS` sets the length (default 20 s); `ANYDEFAULTS_LMDB_STRESS_SEED`
@@ -98,7 +98,7 @@ final class Acknowledgements: Sendable {
     var total: Int { count.load(ordering: .relaxed) }
 }
 
-/// One `LMDBTestChild stress` process, whose output is read as it comes.
+/// One `TestChild stress` process, whose output is read as it comes.
 final class StressChild: Sendable {
     let id: Int
     let process: Process
@@ -107,7 +107,7 @@ final class StressChild: Sendable {
 
     init(path: String, id: Int, generation: Int64, acknowledged: Acknowledgements) throws {
         self.id = id
-        let (process, output, error) = try ChildProcess.start("LMDBTestChild", ["stress", path, String(id), String(generation)])
+        let (process, output, error) = try ChildProcess.start("TestChild", ["stress", "lmdb:" + path + "?mapsize=64KiB&durability=nosync", String(id), String(generation)])
         self.process = process
         DispatchQueue.global().async { [self] in
             var pending = Data()

@@ -5,53 +5,18 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A built-in backend, as the tests open it: a store string for a fresh store, and whether it
-/// reports changes made by other processes.
-struct TestBackend: Sendable, CustomTestStringConvertible {
-    let name: String
-    /// The store string, with `{dir}` for a fresh directory and `{suite}` for a fresh suite name.
-    let template: String
-    let reportsOtherProcesses: Bool
-
-    var testDescription: String { name }
-
-    static let all = [
-        TestBackend(name: "memory", template: "memory:", reportsOtherProcesses: false),
-        TestBackend(name: "JSON file", template: "json:{dir}/settings.json", reportsOtherProcesses: true),
-        TestBackend(name: "UserDefaults", template: "userdefaults:{suite}", reportsOtherProcesses: !isDarwin),
-        TestBackend(name: "SQLite", template: "sqlite:{dir}/settings.sqlite", reportsOtherProcesses: true),
-        TestBackend(name: "LMDB", template: "lmdb:{dir}/env", reportsOtherProcesses: true),
-    ]
-
-    static var otherProcesses: [TestBackend] { all.filter(\.reportsOtherProcesses) }
-
-    private static var isDarwin: Bool {
-        #if canImport(Darwin)
-        true
-        #else
-        false
-        #endif
-    }
+/// The built-in backends of the catalog (TestBackend, in TestSupport), as these tests open them.
+extension TestBackend {
+    /// The backends that report changes made by other processes on this platform.
+    static var otherProcesses: [TestBackend] { reportingOtherProcesses }
 
     /// Runs `body` with a fresh store of this backend, removed afterwards.
     func withStore<T>(_ body: (TestStore) throws -> T) throws -> T {
-        try withTemporaryDirectory { directory in
-            let suite = "anydefaults-macros-\(UUID().uuidString)"
-            defer { try? UserDefaultsProvider.removeSuite(named: suite) }
-            let configuration = template.replacingOccurrences(of: "{dir}", with: directory.path)
-                .replacingOccurrences(of: "{suite}", with: suite)
-            return try body(TestStore(configuration: configuration))
-        }
+        try withStore(name: "settings") { store, _ in try body(TestStore(configuration: store)) }
     }
 
     func withStore<T>(_ body: (TestStore) async throws -> T) async throws -> T {
-        try await withTemporaryDirectory { directory in
-            let suite = "anydefaults-macros-\(UUID().uuidString)"
-            defer { try? UserDefaultsProvider.removeSuite(named: suite) }
-            let configuration = template.replacingOccurrences(of: "{dir}", with: directory.path)
-                .replacingOccurrences(of: "{suite}", with: suite)
-            return try await body(TestStore(configuration: configuration))
-        }
+        try await withStore(name: "settings") { store, _ in try await body(TestStore(configuration: store)) }
     }
 }
 
@@ -67,10 +32,10 @@ final class TestStore: Sendable {
         defaults = try Defaults(url: configuration, errorHandler: { errors.record($0) })
     }
 
-    /// Has another process (ExternalChangesTestChild) make each of `writes` one write: `key=7`
+    /// Has another process (TestChild) make each of `writes` one write: `key=7`
     /// sets an integer, `-key` removes, `a=1,b=2` is one batch.
     func writeFromAnotherProcess(_ writes: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try ChildProcess.run("ExternalChangesTestChild", [configuration] + writes)
+        let result = try ChildProcess.run("TestChild", ["apply", configuration] + writes)
         #expect(result.status == 0, "\(result.standardError)", sourceLocation: sourceLocation)
     }
 }

@@ -5,46 +5,40 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The backends every test runs on. `open` may be called several times on one fixture: each call
+/// The backends every test runs on: each of the catalog (TestBackend.all) behind the cache, and
+/// the in-memory one without it. `open` may be called several times on one fixture: each call
 /// gives another `Defaults` on the same storage (the same provider instance for the in-memory
-/// backend, another provider instance on the same file for a persistent one).
+/// backend, another provider instance on the same file or suite for a persistent one).
 ///
 /// ```swift
 /// let fixture = try backend.fixture()
 /// defer { fixture.remove() }
 /// let defaults = try fixture.open()
 /// ```
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case memory
-    case memoryUncached
-    case jsonFile
-    case sqlite
+struct Backend: CustomStringConvertible, Sendable {
+    let backend: TestBackend
+    let cached: Bool
 
-    var description: String { rawValue }
+    static let allCases = TestBackend.all.map { Backend(backend: $0, cached: true) } + [Backend(backend: .memory, cached: false)]
+
+    var description: String { backend.name + (cached ? "" : " uncached") }
 
     /// Whether values outlive the provider instance.
-    var isPersistent: Bool { self == .jsonFile || self == .sqlite }
+    var isPersistent: Bool { backend.isPersistent }
 
     func fixture() throws -> StoreFixture {
-        switch self {
-        case .memory:
-            let provider = AnyDefaultsMemory.InMemoryProvider()
-            return StoreFixture { errors in Defaults(provider, errorHandler: errors.handler) }
-        case .memoryUncached:
-            let provider = AnyDefaultsMemory.InMemoryProvider()
-            return StoreFixture { errors in Defaults(provider, cached: false, errorHandler: errors.handler) }
-        case .jsonFile:
-            let directory = try TemporaryDirectory()
-            let path = directory.path("settings.json")
-            return StoreFixture(directory: directory) { errors in
-                Defaults(try JSONFileProvider(path: path), errorHandler: errors.handler)
-            }
-        case .sqlite:
-            let directory = try TemporaryDirectory()
-            let path = directory.path("settings.sqlite")
-            return StoreFixture(directory: directory) { errors in
-                Defaults(try SQLiteProvider(path: path), errorHandler: errors.handler)
-            }
+        let directory = try TemporaryDirectory()
+        let store = backend.store(in: directory.path, name: "settings", suite: TestBackend.uniqueSuite("observation")) + "?cache=off"
+        let cached = cached
+        let open: @Sendable () throws -> any DefaultsProvider
+        if isPersistent {
+            open = { try ProviderRegistry.standard.makeProvider(store) }
+        } else {
+            let provider = try ProviderRegistry.standard.makeProvider(store)
+            open = { provider }
+        }
+        return StoreFixture(directory: directory, store: store) { errors in
+            Defaults(try open(), cached: cached, errorHandler: errors.handler)
         }
     }
 }
@@ -54,10 +48,12 @@ final class StoreFixture: Sendable {
     let errors = ErrorLog()
     private let opener: @Sendable (ErrorLog) throws -> Defaults
     private let directory: TemporaryDirectory?
+    private let store: String?
 
-    init(directory: TemporaryDirectory? = nil, _ open: @escaping @Sendable (ErrorLog) throws -> Defaults) {
+    init(directory: TemporaryDirectory? = nil, store: String? = nil, _ open: @escaping @Sendable (ErrorLog) throws -> Defaults) {
         opener = open
         self.directory = directory
+        self.store = store
     }
 
     /// Another `Defaults` on this fixture's storage.
@@ -65,8 +61,9 @@ final class StoreFixture: Sendable {
         try opener(errors)
     }
 
-    /// Removes the storage (a persistent backend's directory).
+    /// Removes the storage (a persistent backend's directory, or suite).
     func remove() {
+        if let store { TestBackend.removeSuite(of: store) }
         directory?.remove()
     }
 }

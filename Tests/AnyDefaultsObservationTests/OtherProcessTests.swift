@@ -20,7 +20,7 @@ import Testing
             let untouched = track { _ = defaults[.volume] }
             let values = defaults.values(of: Self.count)
 
-            let result = try ChildProcess.run("JSONFileTestChild", ["set", path, "player.count", "7"])
+            let result = try ChildProcess.run("TestChild", ["apply", "json:" + path, "player.count=7"])
             #expect(result.status == 0, "\(result.standardError)")
 
             #expect(try await first(2, of: values) == [1, 7])

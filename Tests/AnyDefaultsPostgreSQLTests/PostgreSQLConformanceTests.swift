@@ -6,7 +6,7 @@ import TestSupport
 
 /// The conformance suite against a real server (the shared throwaway cluster), plain and cached.
 /// Each group runs in a namespace of its own, named by the suite's storage identifier (`{id}`), so
-/// a reopened instance and the suite's child processes (Tests/Children/ConformanceTestChild, which
+/// a reopened instance and the suite's child processes (`TestChild conformance`, which
 /// opens the same store string through `ProviderRegistry.standard`) find the same store: restarts,
 /// several processes, kills in the middle of a batch and external changes run too.
 private func suite(cached: Bool) throws -> DefaultsConformanceSuite {
@@ -14,7 +14,7 @@ private func suite(cached: Bool) throws -> DefaultsConformanceSuite {
     let store = try PostgreSQLCluster.shared().storeString(namespace: "conformance-") + "{id}&cache=\(cached ? "on" : "off")"
     return try DefaultsConformanceVerifier(registry: .standard).suite(
         for: store, capabilities: [.persistent, .atomicBatch, .multiProcess, .externalChanges],
-        child: .product(named: "ConformanceTestChild", environment: [DefaultsConformanceVerifier.storeVariable: store]))
+        child: .product(named: "TestChild", arguments: ["conformance"], environment: [DefaultsConformanceVerifier.storeVariable: store]))
 }
 
 @Suite struct PostgreSQLConformanceTests {

@@ -158,7 +158,7 @@ import TestSupport
         let store = cluster.storeString(namespace: namespace)
         let here = try PostgreSQLProvider(url: store)
         let events = EventLog(here)
-        let result = try ChildProcess.run("ExternalChangesTestChild", [store, "a=1,b=2", "-a", "c=3"])
+        let result = try ChildProcess.run("TestChild", ["apply", store, "a=1,b=2", "-a", "c=3"])
         #expect(result.status == 0, "\(result.standardError)")
         // Commits read together arrive once per key, in commit order (a key at its last change);
         // "a" may come and go unseen.
@@ -170,7 +170,7 @@ import TestSupport
         #expect(try here.allValues() == ["b": .int(2), "c": .int(3)])
 
         // And the other way: a child that watches hears this process's writes.
-        let (child, output, _) = try ChildProcess.start("ExternalChangesTestChild", ["watch", store, "2"])
+        let (child, output, _) = try ChildProcess.start("TestChild", ["watch", store, "2"])
         let ready = output.fileHandleForReading.availableDataLine()
         #expect(ready == "ready")
         try here.apply([.set("x", .int(7)), .remove("b")])

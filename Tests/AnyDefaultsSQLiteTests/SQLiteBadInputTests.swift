@@ -130,16 +130,22 @@ import Darwin
 
     /// Runs the child's `readwrite` command (reading `k`) without root, where permissions apply.
     private func readAndWriteUnprivileged(_ path: String) throws -> String {
-        let result = try ChildProcess.run("SQLiteTestChild", ["readwrite", path, "k", "--unprivileged"])
-        #expect(result.status == 0, "\(result.standardError)")
-        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try ChildProcess.run("TestChild", ["readwrite", "sqlite:" + path, "k", "--unprivileged"])
+        return try Self.output(result)
     }
 
     /// Runs the child's `open` command without root, where permissions apply.
     private func openUnprivileged(_ path: String) throws -> String {
-        let result = try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"])
-        #expect(result.status == 0, "\(result.standardError)")
-        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try ChildProcess.run("TestChild", ["open", "sqlite:" + path, "--unprivileged"])
+        return try Self.output(result)
+    }
+
+    /// The child's output, which ends with an error line exactly when it failed (status 1).
+    private static func output(_ result: ChildProcess.Result) throws -> String {
+        let output = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let failed = output.split(separator: "\n").last?.hasPrefix("error ") == true
+        #expect(result.status == (failed ? 1 : 0), "\(result.standardError)")
+        return output
     }
 
     /// When the tests run as root (which ignores permissions), gives the directory and files to

@@ -14,7 +14,7 @@ import TestSupport
             // Half write key by key, half in observed batches (transactions that read, then write).
             let children = try (0..<writers).map { writer in
                 try ChildProcess.start(
-                    "SQLiteTestChild", [writer.isMultiple(of: 2) ? "write" : "batch", path, "p\(writer)", "\(count)"])
+                    "TestChild", [writer.isMultiple(of: 2) ? "write" : "batch", "sqlite:" + path, "p\(writer)", "\(count)"])
             }
             // Writes from this process too, at the same time.
             let store = try SQLiteProvider(path: path)
@@ -43,11 +43,11 @@ import TestSupport
             let path = directory.path("shared.sqlite")
             let store = try SQLiteProvider(path: path)
             try store.setValue(.string("from the parent"), forKey: "greeting")
-            let result = try ChildProcess.run("SQLiteTestChild", ["read", path, "greeting"])
+            let result = try ChildProcess.run("TestChild", ["get", "sqlite:" + path, "greeting"])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.contains("from the parent"))
 
-            let write = try ChildProcess.run("SQLiteTestChild", ["write", path, "child", "3"])
+            let write = try ChildProcess.run("TestChild", ["write", "sqlite:" + path, "child", "3"])
             #expect(write.status == 0, "\(write.standardError)")
             #expect(try store.value(forKey: "child.2") == .int(2))
         }

@@ -19,7 +19,7 @@ import Darwin
     @Test func aWriteAheadLogWithoutItsStoreIsRefusedAndKept() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("store.sqlite")
-            let child = try ChildProcess.run("SQLiteTestChild", ["crash", path, "kept", "20"])
+            let child = try ChildProcess.run("TestChild", ["crash", "sqlite:" + path] + (0..<20).map { "kept.\($0)=\($0)" })
             #expect(child.wasSignaled, "\(child.standardError)")
             let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
             #expect(!log.isEmpty)
@@ -51,7 +51,7 @@ import Darwin
                 let folder = directory.path(name)
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 let path = folder + "/store.sqlite"
-                let crashed = try ChildProcess.run("SQLiteTestChild", ["crash", path, "lost", "20"])
+                let crashed = try ChildProcess.run("TestChild", ["crash", "sqlite:" + path] + (0..<20).map { "lost.\($0)=\($0)" })
                 #expect(crashed.wasSignaled, "\(crashed.standardError)")
                 let backup = try SQLiteProvider(path: folder + "/backup.sqlite")
                 try backup.setValue(.int(7), forKey: "restored")
@@ -63,7 +63,7 @@ import Darwin
             let counting = try prepare("counting")
             let log = directory.path("calls.log")
             let counted = try ChildProcess.run(
-                "SQLiteTestChild", ["read", counting, "restored"], environment: shim.environment(watching: directory.path("counting"), log: log))
+                "TestChild", ["get", "sqlite:" + counting, "restored"], environment: shim.environment(watching: directory.path("counting"), log: log))
             #expect(counted.standardOutput == "7\n", "\(counted.standardError)")
             let moves = FaultShim.calls(inLog: log)
                 .filter { $0.function.hasPrefix("rename") && $0.target.contains("-wal") }
@@ -76,7 +76,7 @@ import Darwin
             let staleLog = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
             let stored = try Data(contentsOf: URL(fileURLWithPath: path))
             let failed = try ChildProcess.run(
-                "SQLiteTestChild", ["read", path, "restored"],
+                "TestChild", ["get", "sqlite:" + path, "restored"],
                 environment: shim.environment(watching: directory.path("failing"), log: directory.path("failing.log"), failing: move.number))
             #expect(failed.status != 0 && failed.standardError.contains("-wal"), "\(failed)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")) == staleLog, "the stale log is kept")
@@ -108,7 +108,7 @@ import Darwin
             }
             try FileManager.default.copyItem(atPath: path, toPath: backup)
 
-            let (writer, input, output) = try ChildProcess.startConversation("SQLiteTestChild", ["serve", path])
+            let (writer, input, output) = try ChildProcess.startConversation("TestChild", ["serve", "sqlite:" + path])
             defer {
                 try? input.close()
                 writer.waitUntilExit()
@@ -122,9 +122,9 @@ import Darwin
             #expect(rename(backup, path) == 0)
 
             // Another process reads the restored file.
-            let read = try ChildProcess.run("SQLiteTestChild", ["read", path, "restored.7"])
+            let read = try ChildProcess.run("TestChild", ["get", "sqlite:" + path, "restored.7"])
             #expect(read.standardOutput == "7\n", "\(read.standardError)")
-            #expect(try ChildProcess.run("SQLiteTestChild", ["read", path, "lost.3"]).standardOutput == "nil\n")
+            #expect(try ChildProcess.run("TestChild", ["get", "sqlite:" + path, "lost.3"]).standardOutput == "nil\n")
 
             // The writer's next write goes to the restored file.
             try input.write(contentsOf: Data("after=1\n".utf8))
@@ -222,7 +222,7 @@ import Darwin
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             #expect(chown(folder, 65534, 65534) == 0)
             let path = folder + "/store.sqlite"
-            let created = try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"])
+            let created = try ChildProcess.run("TestChild", ["open", "sqlite:" + path, "--unprivileged"])
             #expect(created.standardOutput == "ok\n", "\(created.standardError)")
             let store = try SQLiteProvider(path: path)
             try store.setValue(.int(1), forKey: "by root")
@@ -235,7 +235,7 @@ import Darwin
                 #expect(info.st_mode & 0o077 == 0, "\(file) has mode \(String(info.st_mode & 0o777, radix: 8))")
             }
             store.close()
-            #expect(try ChildProcess.run("SQLiteTestChild", ["open", path, "--unprivileged"]).standardOutput == "ok\n")
+            #expect(try ChildProcess.run("TestChild", ["open", "sqlite:" + path, "--unprivileged"]).standardOutput == "ok\n")
         }
     }
 }

@@ -22,7 +22,7 @@ import Testing
     static func suite(_ defect: Defect, options: DefaultsConformanceSuite.Options = .init()) -> DefaultsConformanceSuite {
         DefaultsConformanceSuite(
             capabilities: defect.suiteClaimsCapabilities ? .all : nil, options: options,
-            child: .product(named: "BrokenProviderTestChild", environment: [BrokenFileProvider.defectVariable: defect.rawValue])
+            child: .product(named: "TestChild", arguments: ["conformance-broken", defect.rawValue])
         ) { storage in try BrokenFileProvider(defect, directory: storage.directory) }
     }
 

@@ -53,7 +53,7 @@ import TestSupport
         try store.setValue(.int(1), forKey: "level")
         try await expectLiveUpdates(DefaultsConfigProvider(store)) { value in
             let change = value.map { "level=\($0)" } ?? "-level"
-            let result = try ChildProcess.run("ExternalChangesTestChild", ["sqlite:" + path, change])
+            let result = try ChildProcess.run("TestChild", ["apply", "sqlite:" + path, change])
             #expect(result.status == 0, "\(result.standardError)")
         }
     }

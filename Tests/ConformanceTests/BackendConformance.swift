@@ -6,7 +6,7 @@ import TestSupport
 /// The conformance suite on one backend twice: as it is, and wrapped in a `CachingProvider`,
 /// which must keep the contract of the provider it wraps. Providers are opened by store string
 /// through `ProviderRegistry.standard` — `{dir}` and `{id}` filled with each group's storage —
-/// here and in the child process (Tests/Children/ConformanceTestChild) alike.
+/// here and in the child process (`TestChild conformance`) alike.
 struct BackendConformance: Sendable {
     typealias Group = DefaultsConformanceSuite.Group
 
@@ -18,6 +18,16 @@ struct BackendConformance: Sendable {
         self.store = store
         self.capabilities = capabilities
         self.cleanup = cleanup
+    }
+
+    /// A backend of the catalog: its store in each group's storage (`{dir}`, and the group's
+    /// `{id}` as the suite of a `userdefaults:` store, deleted afterwards).
+    init(_ backend: TestBackend) {
+        var cleanup: DefaultsConformanceSuite.Cleanup?
+        if backend == .userDefaults {
+            cleanup = { storage in try UserDefaultsProvider.removeSuite(named: storage.identifier) }
+        }
+        self.init(store: backend.store(in: "{dir}", suite: "{id}"), capabilities: backend.capabilities, cleanup: cleanup)
     }
 
     /// Runs `group` on the backend, plain or cached, on a thread of its own (see `BlockingWork`);
@@ -34,12 +44,12 @@ struct BackendConformance: Sendable {
         let store = self.store + (self.store.contains("?") ? "&" : "?") + "cache=\(cache ? "on" : "off")"
         return try DefaultsConformanceVerifier(registry: .standard).suite(
             for: store, capabilities: capabilities,
-            child: .product(named: "ConformanceTestChild", environment: [DefaultsConformanceVerifier.storeVariable: store]),
+            child: .product(named: "TestChild", arguments: ["conformance"], environment: [DefaultsConformanceVerifier.storeVariable: store]),
             cleanup: cleanup)
     }
 
     /// Prints how long a group took when `CONFORMANCE_TIMINGS` is set (for Docs/Conformance.md's
-    /// measurements: `CONFORMANCE_TIMINGS=1 swift test --skip-build --no-parallel --filter SQLiteConformanceTests`).
+    /// measurements: `CONFORMANCE_TIMINGS=1 swift test --skip-build --no-parallel --filter BackendConformanceTests`).
     static func note(_ report: ConformanceReport, _ variant: String) {
         guard ProcessInfo.processInfo.environment["CONFORMANCE_TIMINGS"] != nil else { return }
         print("conformance timing \(variant) \(report.group) \(String(format: "%.2f", report.seconds)) s")

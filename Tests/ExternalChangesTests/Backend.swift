@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// A backend that reports changes made by other processes, as the tests drive it: how to name a
-/// fresh store for the child (`ExternalChangesTestChild`), and how to open and close it here.
+/// fresh store for the child (`TestChild`), and how to open and close it here.
 struct Backend: Sendable, CustomTestStringConvertible {
     let name: String
     /// Whether the keys of several commits read at once arrive in commit order (the change log of
@@ -18,32 +18,16 @@ struct Backend: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    /// The backends that claim `.externalChanges` on this platform.
-    static let all: [Backend] = {
-        var all = [
-            Backend(
-                name: "SQLite", ordersKeysWithinABurst: true,
-                configuration: { "sqlite:" + $0.path($1 + ".sqlite") }, remove: { _ in }),
-            Backend(
-                name: "LMDB", ordersKeysWithinABurst: true,
-                configuration: { "lmdb:" + $0.path($1) }, remove: { _ in }),
-            Backend(
-                name: "JSON file", ordersKeysWithinABurst: false,
-                configuration: { "json:" + $0.path($1 + ".json") }, remove: { _ in }),
-        ]
-        #if !canImport(Darwin)
-        all.append(
-            Backend(
-                name: "UserDefaults", ordersKeysWithinABurst: false,
-                configuration: { _, name in
-                    "userdefaults:anydefaults-test-\(UUID().uuidString)-" + name.replacingOccurrences(of: "/", with: "-")
-                },
-                remove: { configuration in
-                    try? UserDefaultsProvider.removeSuite(named: String(configuration.dropFirst("userdefaults:".count)))
-                }))
-        #endif
-        return all
-    }()
+    /// The backends that report changes made by other processes on this platform (the catalog's
+    /// TestBackend.reportingOtherProcesses).
+    static let all: [Backend] = TestBackend.reportingOtherProcesses.map { backend in
+        Backend(
+            name: backend.name, ordersKeysWithinABurst: backend.keepsAChangeLog,
+            configuration: { directory, name in
+                backend.store(in: directory.path, name: name, suite: TestBackend.uniqueSuite(name.replacingOccurrences(of: "/", with: "-")))
+            },
+            remove: { TestBackend.removeSuite(of: $0) })
+    }
 
     /// A store opened in this process, plain or behind a cache.
     struct Store {
@@ -65,7 +49,7 @@ struct Backend: Sendable, CustomTestStringConvertible {
 
     /// Runs the child, which makes each of `writes` one write to the store, and waits for it.
     func write(_ configuration: String, _ writes: [String]) throws {
-        let result = try ChildProcess.run("ExternalChangesTestChild", [configuration] + writes)
+        let result = try ChildProcess.run("TestChild", ["apply", configuration] + writes)
         #expect(result.status == 0, "\(name): \(result.standardError)")
     }
 }

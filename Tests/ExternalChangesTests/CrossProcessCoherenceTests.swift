@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Read-your-writes across processes through a cache: another, real process
-/// (`ExternalChangesTestChild serve`) writes a key and says so once its write returned; this
+/// (`TestChild serve`) writes a key and says so once its write returned; this
 /// process then reads the key through its cache, which held the previous value. The read must
 /// return the new value, every time.
 ///
@@ -65,7 +65,7 @@ import TestSupport
     static func measure<Upstream>(
         _ cache: CachingProvider<Upstream>, configuration: String, tries: Int, fresh: Bool
     ) throws -> (stale: Int, hits: Int) {
-        let (child, input, output) = try ChildProcess.startConversation("ExternalChangesTestChild", ["serve", configuration])
+        let (child, input, output) = try ChildProcess.startConversation("TestChild", ["serve", configuration])
         defer {
             try? input.close()
             child.waitUntilExit()

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Changes made by another, real process (ExternalChangesTestChild) reach a store open in this
+/// Changes made by another, real process (TestChild) reach a store open in this
 /// one: on every backend that claims `.externalChanges`, plain and behind a cache.
 @Suite struct ExternalChangesTests {
     @Test(arguments: Backend.all, [false, true])
@@ -57,7 +57,7 @@ import TestSupport
             defer { store.close() }
             try store.provider.setValue(.int(1), forKey: "before")  // no one watches yet
             try store.provider.setValue(.int(2), forKey: "before")
-            let (child, output, _) = try ChildProcess.start("ExternalChangesTestChild", ["watch", configuration, "2"])
+            let (child, output, _) = try ChildProcess.start("TestChild", ["watch", configuration, "2"])
             let reader = output.fileHandleForReading
             var text = ""
             while !text.contains("ready\n"), let chunk = try reader.read(upToCount: 1), !chunk.isEmpty {
@@ -120,7 +120,7 @@ import TestSupport
             try FileManager.default.createDirectory(atPath: directory.path("\(index)"), withIntermediateDirectories: false)
         }
         let template = backend.configuration(directory, "{n}/store")
-        let result = try ChildProcess.run("ExternalChangesTestChild", ["leaks", template, "200"])
+        let result = try ChildProcess.run("TestChild", ["leaks", template, "200"])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").compactMap { Int($0) } }
         try #require(lines.count == 3 && lines.allSatisfy { $0.count == 3 }, "\(result.standardOutput)")

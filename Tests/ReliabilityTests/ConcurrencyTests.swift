@@ -17,13 +17,12 @@ import TestSupport
 
     @Test(arguments: TestStore.allSchemes)
     func processesAndThreadsLoseNoUpdate(scheme: String) throws {
-        guard TestStore.isAvailable(scheme) else { return }
         try withTestStore(scheme) { store, directory in
             let go = directory.path("go")
             let multiProcess = try store.open().capabilities.contains(.multiProcess)
             let children = try (multiProcess ? 0..<Self.processes : 0..<0).map { id in
                 try ChildProcess.start(
-                    "ReliabilityTestChild",
+                    "TestChild",
                     ["hammer", store.store, String(id), String(Self.threadsPerProcess), String(Self.count), go],
                     environment: store.environment)
             }

@@ -68,7 +68,6 @@ import TestSupport
 
     @Test(arguments: TestStore.persistentSchemes)
     func damagedFilesGiveTypedErrorsAndStayOnDisk(scheme: String) throws {
-        guard TestStore.isAvailable(scheme) else { return }
         try withTestStore(scheme) { store, _ in
             try Self.seed(store)
             let original = try Self.bytes(store.dataFile)
@@ -99,9 +98,8 @@ import TestSupport
         }
     }
 
-    @Test(arguments: TestStore.persistentSchemes)
+    @Test(arguments: TestStore.persistentSchemes.filter { !CorruptionTests.mapsItsFile.contains($0) })
     func damageWhileOpenIsReportedAndNeverOverwritten(scheme: String) throws {
-        guard TestStore.isAvailable(scheme), !Self.mapsItsFile.contains(scheme) else { return }
         try withTestStore(scheme) { store, _ in
             try Self.seed(store)
             let provider = try store.open()
@@ -117,7 +115,6 @@ import TestSupport
     /// store starts empty and works.
     @Test(arguments: [("json", "recovery=moveaside"), ("userdefaults", "recover=on")])
     func recoveryKeepsTheBadFileAside(scheme: String, option: String) throws {
-        guard TestStore.isAvailable(scheme) else { return }
         try withTestStore(scheme) { store, _ in
             try Self.seed(store)
             let garbage = Array("garbage \(Self.secret)".utf8)
@@ -143,10 +140,9 @@ import TestSupport
     /// page it opens.
     @Test(arguments: TestStore.persistentSchemes)
     func randomDamageNeverCrashesAFreshProcess(scheme: String) throws {
-        guard TestStore.isAvailable(scheme) else { return }
         let runs = ProcessInfo.processInfo.environment["ANYDEFAULTS_CORRUPTION_RUNS"].flatMap { Int($0) } ?? 12
         try withTestStore(scheme, forChildren: true) { store, _ in
-            let seeded = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+            let seeded = try ChildProcess.run("TestChild", ["touch", store.store], environment: store.environment)
             try #require(seeded.status == 0, "\(seeded.standardError)")
             let original = try Self.bytes(store.dataFile)
             var random = SeededGenerator(seed: 200 * 7919)
@@ -154,9 +150,10 @@ import TestSupport
             for run in 0..<runs {
                 let damaged = Self.randomDamage(original, using: &random)
                 try Self.write(damaged, to: store.dataFile)
-                let result = try ChildProcess.run("ReliabilityTestChild", ["read", store.store], environment: store.environment)
+                let result = try ChildProcess.run("TestChild", ["read-all", store.store], environment: store.environment)
                 let line = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
-                guard result.status == 0, !result.wasSignaled, line.hasPrefix("read ") || line.hasPrefix("error ") else {
+                // A read that ends: every key read (status 0), or an error the child could report (status 1).
+                guard !result.wasSignaled, (result.status == 0 && line.hasPrefix("read ")) || (result.status == 1 && line.hasPrefix("error ")) else {
                     Issue.record("damage \(run): status \(result.status)\(result.wasSignaled ? " (signal)" : ""): \(result.standardError.prefix(300))")
                     outcomes["crash", default: 0] += 1
                     continue
@@ -172,13 +169,14 @@ import TestSupport
         }
     }
 
+    // The offsets below are those of a 64-bit build (decided at compile time).
+    #if arch(x86_64) || arch(arm64) || arch(powerpc64le) || arch(s390x)
     /// An LMDB meta page whose last page lies beyond the map it records made every transaction fail
     /// with MDB_MAP_RESIZED, reported as `internalError` (found by the random damage above, 1 in
     /// 1 000); it is `corrupted`.
     @Test func anLMDBMetaPageBeyondItsMapIsCorrupted() throws {
-        guard TestStore.isAvailable("lmdb"), Int.bitWidth == 64 else { return }
         try withTestStore("lmdb", forChildren: true) { store, _ in
-            let seeded = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+            let seeded = try ChildProcess.run("TestChild", ["touch", store.store], environment: store.environment)
             try #require(seeded.status == 0)
             var bytes = try Self.bytes(store.dataFile)
             // MDB_meta on a 64-bit system: page header (16), magic and version (8), address (8),
@@ -189,23 +187,23 @@ import TestSupport
                 for index in 0..<8 { bytes[lastPage + index] = index == 2 ? 0x10 : 0 }  // 2^20: a 4 GiB map
             }
             try Self.write(bytes, to: store.dataFile)
-            let result = try ChildProcess.run("ReliabilityTestChild", ["read", store.store], environment: store.environment)
+            let result = try ChildProcess.run("TestChild", ["read-all", store.store], environment: store.environment)
             #expect(result.standardOutput.hasPrefix("error corrupted"), "\(result.standardOutput)")
         }
     }
+    #endif
 
     /// An SQLite header naming a schema format SQLite does not know ("unsupported file format",
     /// SQLITE_ERROR) was reported as `internalError` (found by the random damage above, 1 in
     /// 1 000); it is `corrupted`.
     @Test func anSQLiteHeaderOfAnUnknownFormatIsCorrupted() throws {
-        guard TestStore.isAvailable("sqlite") else { return }
         try withTestStore("sqlite", forChildren: true) { store, _ in
-            let seeded = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+            let seeded = try ChildProcess.run("TestChild", ["touch", store.store], environment: store.environment)
             try #require(seeded.status == 0)
             var bytes = try Self.bytes(store.dataFile)
             bytes.replaceSubrange(44..<48, with: [0, 0, 0, 99])  // the schema format number: 1 to 4
             try Self.write(bytes, to: store.dataFile)
-            let result = try ChildProcess.run("ReliabilityTestChild", ["read", store.store], environment: store.environment)
+            let result = try ChildProcess.run("TestChild", ["read-all", store.store], environment: store.environment)
             #expect(result.standardOutput.hasPrefix("error corrupted"), "\(result.standardOutput)")
         }
     }

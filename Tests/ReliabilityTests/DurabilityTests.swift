@@ -53,11 +53,11 @@ struct DurabilityTests {
     static func syncs(_ level: Level, writes count: Int, shim: FaultShim, in directory: TemporaryDirectory) throws -> [FaultShim.Call] {
         let base = directory.path("run-\(count)")
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        let store = TestStore(level.scheme, base: base, forChildren: true)
+        let store = try TestStore(level.scheme, base: base, forChildren: true)
         let text = store.store + (level.options.isEmpty ? "" : "?" + level.options)
         let log = base + "/shim.log"
         let result = try ChildProcess.run(
-            "ReliabilityTestChild",
+            "TestChild",
             level.after.map { ["writes-after", store.store + "?" + $0, text, String(count)] }
                 ?? [level.emptying ? "empties" : "writes", text, String(count)],
             environment: store.environment.merging(shim.environment(watching: base, log: log)) { $1 })

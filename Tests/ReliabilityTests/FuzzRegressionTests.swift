@@ -45,7 +45,6 @@ import Testing
     /// "bplist0?" version, which Foundation takes for binary too.
     @Test(arguments: ["bplist00", "bplist01"])
     func aBinaryPropertyListHoldingASetIsCorruptedNotACrash(magic: String) throws {
-        guard TestStore.isAvailable("userdefaults") else { return }
         try withTestStore("userdefaults") { store, _ in
             let objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, UInt8(ascii: "k")], [0xC1, 3], [0x10, 1]]
             var bytes = Array(magic.utf8)

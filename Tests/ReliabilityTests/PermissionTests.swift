@@ -8,19 +8,18 @@ import TestSupport
 @Suite struct PermissionTests {
     @Test(arguments: TestStore.persistentSchemes)
     func storesCreateOwnerOnlyFilesAndDirectories(scheme: String) throws {
-        guard TestStore.isAvailable(scheme) else { return }
         try withTemporaryDirectory { directory in
             // The store lives three directories below one that exists.
             let root = directory.path("created")
-            let store = TestStore(scheme, base: root + "/a/b", forChildren: true)
-            var result = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+            let store = try TestStore(scheme, base: root + "/a/b", forChildren: true)
+            var result = try ChildProcess.run("TestChild", ["touch", store.store], environment: store.environment)
             var madeByTest: Set<String> = []
             if result.status != 0, result.standardError.contains("notFound") {
                 // A backend that does not create directories (SQLite) says so with a typed error:
                 // make them here, and check the files it creates.
                 try FileManager.default.createDirectory(atPath: root + "/a/b", withIntermediateDirectories: true)
                 madeByTest = [root, root + "/a", root + "/a/b"]
-                result = try ChildProcess.run("ReliabilityTestChild", ["touch", store.store], environment: store.environment)
+                result = try ChildProcess.run("TestChild", ["touch", store.store], environment: store.environment)
             }
             #expect(result.status == 0, "\(result.standardOutput) \(result.standardError)")
             var checked = 0

@@ -29,7 +29,6 @@ import TestSupport
 
     @Test(arguments: TestStore.allSchemes)
     func providerErrorsNeverQuoteValues(scheme: String) throws {
-        guard TestStore.isAvailable(scheme) else { return }
         try withTestStore(scheme) { store, _ in
             let provider = try store.open()
             let cached = try ProviderRegistry.standard.makeProvider(store.string().replacingOccurrences(of: "cache=off", with: "cache=on"))

@@ -5,9 +5,8 @@ import TestSupport
 /// A store of one persistent backend for a reliability test: its store string, the environment a
 /// child process needs to open the same store, and the file that holds its data.
 ///
-/// Every test opens stores through `ProviderRegistry.standard` with `cache=off`, so the tests cover
-/// any backend registered there; backends not registered yet (SQLite and LMDB before they land)
-/// are skipped.
+/// Every test opens stores through `ProviderRegistry.standard` with `cache=off`, on the backends of
+/// the one catalog (`TestBackend` in TestSupport); a backend missing from the build fails the test.
 struct TestStore: Sendable {
     let scheme: String
     /// The store string, without `cache=off`.
@@ -22,16 +21,11 @@ struct TestStore: Sendable {
     /// its instance.
     private let memory: (any DefaultsProvider)?
 
-    /// The persistent backends of the umbrella, whether or not they are registered yet.
-    static let persistentSchemes = ["json", "userdefaults", "sqlite", "lmdb"]
+    /// The persistent backends (TestBackend.persistent).
+    static let persistentSchemes = TestBackend.persistent.map(\.scheme)
 
-    /// Every backend of the umbrella, including the in-memory one.
-    static let allSchemes = ["memory"] + persistentSchemes
-
-    /// Whether `scheme` is registered in the standard registry of this build.
-    static func isAvailable(_ scheme: String) -> Bool {
-        ProviderRegistry.standard.registered.contains { $0.scheme == scheme }
-    }
+    /// Every backend, including the in-memory one (TestBackend.all).
+    static let allSchemes = TestBackend.all.map(\.scheme)
 
     /// A new store of `scheme` in `directory`.
     ///
@@ -39,41 +33,36 @@ struct TestStore: Sendable {
     ///   lives in a preferences directory of its own inside `directory` (children get
     ///   `XDG_CONFIG_HOME`); otherwise it is a uniquely named suite in this process's preferences
     ///   directory (Foundation fixes that directory when the process starts).
-    init(_ scheme: String, in directory: TemporaryDirectory, name: String = "store", forChildren: Bool = false) {
-        self.init(scheme, base: directory.path, name: name, forChildren: forChildren)
+    init(_ scheme: String, in directory: TemporaryDirectory, name: String = "store", forChildren: Bool = false) throws {
+        try self.init(scheme, base: directory.path, name: name, forChildren: forChildren)
     }
 
     /// A new store of `scheme` in the directory `base`, which need not exist yet.
-    init(_ scheme: String, base: String, name: String = "store", forChildren: Bool = false) {
+    init(_ scheme: String, base: String, name: String = "store", forChildren: Bool = false) throws {
         self.scheme = scheme
         var environment: [String: String] = [:]
         var suite: String?
-        switch scheme {
-        case "memory":
-            store = "memory:"
+        let backend = try TestBackend.named(scheme)
+        switch backend {
+        case .memory:
+            store = backend.store(in: base, suite: "")
             dataFile = ""
-        case "json":
-            store = "json:" + base + "/\(name).json"
-            dataFile = base + "/\(name).json"
-        case "userdefaults" where forChildren:
+        case .userDefaults where forChildren:
             let preferences = base + "/preferences"
             environment["XDG_CONFIG_HOME"] = preferences
-            store = "userdefaults:\(name)"
+            store = backend.store(in: base, suite: name)
             dataFile = preferences + "/\(name).plist"
-        case "userdefaults":
-            let name = "anydefaults-reliability-\(UUID().uuidString)"
+        case .userDefaults:
+            let name = TestBackend.uniqueSuite("reliability")
             suite = name
-            store = "userdefaults:\(name)"
+            store = backend.store(in: base, suite: name)
             dataFile = (try? UserDefaultsProvider.propertyListURL(forSuite: name)?.path) ?? ""
-        case "sqlite":
-            store = "sqlite:" + base + "/\(name).sqlite"
-            dataFile = base + "/\(name).sqlite"
-        case "lmdb":
-            store = "lmdb:" + base + "/" + name
+        case .lmdb:
+            store = backend.store(in: base, name: name, suite: "")
             dataFile = base + "/" + name + "/data.mdb"
         default:
-            store = "\(scheme):" + base + "/" + name
-            dataFile = base + "/" + name
+            store = backend.store(in: base, name: name, suite: "")
+            dataFile = String(store.dropFirst(scheme.count + 1))
         }
         self.environment = environment
         self.suite = suite
@@ -113,7 +102,7 @@ func withTestStore<T>(
     _ scheme: String, name: String = "store", forChildren: Bool = false, _ body: (TestStore, TemporaryDirectory) throws -> T
 ) throws -> T {
     try withTemporaryDirectory { directory in
-        let store = TestStore(scheme, in: directory, name: name, forChildren: forChildren)
+        let store = try TestStore(scheme, in: directory, name: name, forChildren: forChildren)
         defer { store.remove() }
         return try body(store, directory)
     }

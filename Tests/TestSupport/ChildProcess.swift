@@ -4,7 +4,7 @@ import Foundation
 /// multi-process and crash tests.
 ///
 /// ```swift
-/// let result = try ChildProcess.run("SQLiteTestChild", ["write", path, "k", "1"])
+/// let result = try ChildProcess.run("TestChild", ["write", "sqlite:" + path, "k", "1"])
 /// #expect(result.status == 0, "\(result.standardError)")
 /// ```
 public enum ChildProcess {

@@ -7,16 +7,16 @@ import Glibc
 import Darwin
 #endif
 
-/// A child process that writes a store in a loop (`<Child> hold <location>`), stopped with SIGSTOP
+/// A child process that writes a store in a loop (`TestChild hold <store>`), stopped with SIGSTOP
 /// while it holds the store's write lock, for tests of what other writers do then. Continued and
 /// killed by ``end()``.
 public final class StoppedWriter {
     public let process: Process
 
-    /// Starts `child hold location` and stops it at a moment `isHeld` says the write lock is held
+    /// Starts `TestChild hold store` and stops it at a moment `isHeld` says the write lock is held
     /// (tried at random moments, up to 200 times); `nil` if that never happened.
-    public init?(_ child: String, location: String, isHeld: () -> Bool) throws {
-        let (process, output, _) = try ChildProcess.start(child, ["hold", location])
+    public init?(store: String, isHeld: () -> Bool) throws {
+        let (process, output, _) = try ChildProcess.start("TestChild", ["hold", store])
         self.process = process
         var ready = Data()
         while !ready.contains(0x0A) {

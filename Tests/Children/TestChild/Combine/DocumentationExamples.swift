@@ -1,8 +1,8 @@
 import AnyDefaultsCombine
 
-// The examples of Docs/Combine.md, with exactly the import the document shows. `main.swift` runs
-// them (`CombineTestChild docs`) and DocumentationTests compares what they print with the
-// document's comments.
+// The examples of Docs/Combine.md, with exactly the import the document shows. `TestChild
+// combine-docs` runs them (CombineCommands.swift) and the Combine tests' DocumentationTests compare
+// what they print with the document's comments.
 
 enum Theme: String, DefaultsSerializable { case light, dark }
 

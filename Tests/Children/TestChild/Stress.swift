@@ -1,29 +1,10 @@
-import AnyDefaultsCore
-import AnyDefaultsLMDB
+import AnyDefaults
+import AnyDefaultsPlatform
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The names of the four keys one writer thread of one stress process sets in every batch.
 func stressKeys(process id: Int, thread: Int) -> [String] {
     ["a", "b", "c", "d"].map { "p\(id)-t\(thread)-\($0)" }
-}
-
-/// Writes a line to standard output at once (one `write(2)`, so lines of several threads do not
-/// mix): what the parent reads after a kill must be everything printed before it.
-func say(_ line: String) {
-    let bytes = Array((line + "\n").utf8)
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeBytes { write(1, $0.baseAddress! + written, bytes.count - written) }
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { exit(4) }
-        written += count
-    }
 }
 
 /// A small deterministic generator (SplitMix64).
@@ -38,9 +19,9 @@ struct StressRandom {
     }
 }
 
-/// Runs the stress workload on the store at `path` until the process is killed: every commit of
-/// every process wakes this one's watcher (it observes), and the map grows from 64 KiB, in this
-/// process and the others, while they read, write and watch.
+/// Runs the stress workload on the store `text` names until the process is killed: every commit
+/// of every process wakes this one's watcher (it observes), and an LMDB map opened at 64 KiB
+/// (`mapsize=64KiB`) grows, in this process and the others, while they read, write and watch.
 ///
 /// - Two writer threads each commit batches that set their four keys to one generation (a value
 ///   of 0–4 KiB, one in eight up to 256 KiB), printing `ack <thread> <generation>` after each.
@@ -48,8 +29,8 @@ struct StressRandom {
 /// - One thread reads other processes' keys and, now and then, every value.
 ///
 /// Any error is printed as `error <code>: <description>` and ends the process with status 1.
-func stress(path: String, id: Int, firstGeneration: Int64) throws(DefaultsError) -> Never {
-    let store = try LMDBProvider(path: path, options: .init(initialMapSize: 64 << 10, durability: .noSync))
+func stress(store text: String, id: Int, firstGeneration: Int64) throws(DefaultsError) -> Never {
+    let store = try provider(text)
     // Observed: the process watches the store, so that other processes' commits wake it.
     let observation = store.observe { _ in }
     say("ready")

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// What this process holds that a store could leak: open file descriptors, threads, and inotify
@@ -36,3 +37,4 @@ struct ProcessResources: Equatable, CustomStringConvertible {
     /// One line for the parent to parse: `<fds> <threads> <watches>`.
     var description: String { "\(fileDescriptors) \(threads) \(inotifyWatches)" }
 }
+#endif

@@ -14,7 +14,7 @@ struct CrashCheck {
         var keys: [String: Int64] = [:]
     }
 
-    func run(store text: String) -> Int32 {
+    func run(store text: String) throws(DefaultsError) -> Int32 {
         var state = State()
         if let data = FileManager.default.contents(atPath: stateFile) {
             guard let decoded = try? JSONDecoder().decode(State.self, from: data) else {
@@ -41,7 +41,7 @@ struct CrashCheck {
         let inFlight = CrashWorkload.operation(seed: seed, generation: inFlightGeneration)
         let inFlightKeys = Dictionary(inFlight.changes.map { ($0.key, $0.isRemoval) }, uniquingKeysWith: { a, _ in a })
 
-        let store = open(text)
+        let store = try provider(text)
         let actual: [String: DefaultsValue]
         let keys: [String]
         do {

@@ -137,9 +137,9 @@ let package = Package(
         ),
 
         // MARK: Test support: temporary directories, child processes, the catalog of every backend
-        .target(name: "TestSupport", dependencies: ["AnyDefaults"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["AnyDefaults", "AnyDefaultsPlatform"], path: "Tests/TestSupport"),
         // Deliberately broken providers (and their correct reference) for the conformance suite's own tests.
-        .target(name: "BrokenProviders", dependencies: ["AnyDefaultsCore", "AnyDefaultsTesting"], path: "Tests/BrokenProviders"),
+        .target(name: "BrokenProviders", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform", "AnyDefaultsTesting"], path: "Tests/BrokenProviders"),
         // The one child process of the tests: real second processes for the multi-process, crash,
         // permission, external-change and conformance tests, and for what uses process-wide state
         // (Defaults.standard, Combine's mock flag). Every command opens its store by store string.
@@ -150,13 +150,13 @@ let package = Package(
 
         // MARK: Tests: one target per module, and the conformance suite on every backend
         .testTarget(name: "AnyDefaultsCoreTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform", "TestSupport"]),
-        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory", "TestSupport"]),
+        .testTarget(name: "CachingProviderTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory", "AnyDefaultsPlatform", "TestSupport"]),
         .testTarget(name: "AnyDefaultsCodingTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsMemory"]),
         .testTarget(name: "AnyDefaultsObservationTests", dependencies: ["AnyDefaults", "TestSupport"]),
         .testTarget(name: "AnyDefaultsJSONFileTests", dependencies: ["AnyDefaultsJSONFile", "TestSupport"]),
         .testTarget(name: "AnyDefaultsUserDefaultsTests", dependencies: ["AnyDefaultsUserDefaults", "AnyDefaultsCore", "TestSupport"]),
-        .testTarget(name: "AnyDefaultsSQLiteTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsSQLite", "CSQLite", "TestSupport"]),
-        .testTarget(name: "AnyDefaultsLMDBTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "CLMDB", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsSQLiteTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsPlatform", "AnyDefaultsSQLite", "CSQLite", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsLMDBTests", dependencies: ["AnyDefaultsCore", "AnyDefaultsLMDB", "AnyDefaultsPlatform", "CLMDB", "TestSupport"]),
         .testTarget(
             name: "AnyDefaultsTests",
             dependencies: ["AnyDefaults", "TestSupport", .product(name: "Configuration", package: "swift-configuration")]
@@ -172,8 +172,8 @@ let package = Package(
                 "AnyDefaultsUserDefaults", "AnyDefaultsSQLite", "AnyDefaultsLMDB", "TestSupport",
             ]
         ),
-        .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsTesting", "TestSupport"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "TestSupport"]),
+        .testTarget(name: "AnyDefaultsCLITests", dependencies: ["AnyDefaults", "AnyDefaultsPlatform", "AnyDefaultsTesting", "TestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["AnyDefaults", "AnyDefaultsPlatform", "TestSupport"]),
         // Against a throwaway PostgreSQL cluster that the target starts (TestSupport's PostgreSQLCluster).
         .testTarget(
             name: "AnyDefaultsPostgreSQLTests",

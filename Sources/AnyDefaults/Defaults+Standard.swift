@@ -60,7 +60,7 @@ extension Defaults {
     /// (`XCODE_RUNNING_FOR_PREVIEWS=1`) use an in-memory store unless a store is configured.
     @discardableResult
     public static func useInMemoryStandard(_ values: [String: DefaultsValue] = [:]) -> Defaults {
-        let store = Defaults(AnyDefaultsMemory.InMemoryProvider(values))
+        let store = Defaults(AnyDefaultsMemory.MemoryProvider(values))
         standard = store
         return store
     }
@@ -135,7 +135,7 @@ extension Defaults {
         } catch {
             logErrors(error)
             logger.warning("Defaults.standard falls back to an in-memory store because of the error above.")
-            return Defaults(AnyDefaultsMemory.InMemoryProvider())
+            return Defaults(AnyDefaultsMemory.MemoryProvider())
         }
     }
 }

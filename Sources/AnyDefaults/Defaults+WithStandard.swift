@@ -8,7 +8,7 @@ extension Defaults {
     ///
     /// ```swift
     /// @Test func onboardingShowsOnce() {
-    ///     Defaults.withStandard(Defaults(InMemoryProvider())) {
+    ///     Defaults.withStandard(Defaults(MemoryProvider())) {
     ///         let preferences = PlayerPreferences()      // its @Default properties use this store
     ///         preferences.onboarded = true
     ///     }
@@ -39,7 +39,7 @@ extension Defaults {
     /// the asynchronous form of ``withStandard(_:_:)``.
     ///
     /// ```swift
-    /// try await Defaults.withStandard(Defaults(InMemoryProvider())) {
+    /// try await Defaults.withStandard(Defaults(MemoryProvider())) {
     ///     try await syncSettings()
     /// }
     /// ```

@@ -29,7 +29,7 @@ extension ProviderRegistry {
     /// (`SQLiteProvider.register(in:)`, ...). `lmdb:` and `postgres:` are there when this build
     /// has them (the `LMDB` and `PostgreSQL` package traits).
     public func registerBuiltInBackends() {
-        InMemoryProvider.register(in: self)
+        MemoryProvider.register(in: self)
         JSONFileProvider.register(in: self)
         UserDefaultsProvider.register(in: self)
         SQLiteProvider.register(in: self)

@@ -8,7 +8,7 @@ import Dispatch
 // The defaults below run the synchronous operation on a thread outside that pool (Dispatch's
 // global queue) and resume the task when it returns: right for backends whose writes block on
 // local I/O. A backend with asynchronous I/O of its own overrides them (PostgreSQLProvider), and
-// one whose writes never block overrides them to run inline (InMemoryProvider).
+// one whose writes never block overrides them to run inline (MemoryProvider).
 
 extension DefaultsProvider {
     /// Stores `value` under `key` without blocking the calling thread: by default the synchronous

@@ -18,7 +18,7 @@
 /// those, which a backend overrides when it can do better.
 ///
 /// ```swift
-/// let store: any DefaultsProvider = InMemoryProvider()
+/// let store: any DefaultsProvider = MemoryProvider()
 /// try store.setValue(.int(3), forKey: "launchCount")
 /// let count = try store.value(forKey: "launchCount")   // .int(3)
 /// ```

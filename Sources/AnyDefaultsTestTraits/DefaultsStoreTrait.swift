@@ -32,14 +32,14 @@ public struct DefaultsStoreTrait: TestTrait, SuiteTrait, TestScoping {
 
         /// A new in-memory store holding `values` for each test.
         public static func inMemory(_ values: [String: DefaultsValue]) -> Store {
-            Store { Defaults(InMemoryProvider(values)) }
+            Store { Defaults(MemoryProvider(values)) }
         }
 
         /// A store made by `make` for each test: any backend, or a store with defaults
         /// registered. A thrown error fails the test.
         ///
         /// ```swift
-        /// @Test(.defaultsStore(.custom { Defaults(InMemoryProvider(), cached: false) }))
+        /// @Test(.defaultsStore(.custom { Defaults(MemoryProvider(), cached: false) }))
         /// ```
         public static func custom(_ make: @escaping @Sendable () throws -> Defaults) -> Store {
             Store(make: make)

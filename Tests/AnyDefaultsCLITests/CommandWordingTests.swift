@@ -3,11 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// What the tool says matches what it does, in its own terms (store strings and options, not the
 /// Swift API): `verify` takes its store as every command does, `watch --help` describes `watch`,

@@ -95,7 +95,7 @@ struct FaultInjectionTests {
             let dataFile = kind.scheme == "sqlite" ? location(cli) : location(cli) + "/data.mdb"
             let deadline = ContinuousClock.now + .seconds(20)
             func holdsTheStore() -> Bool {
-                let descriptors = "/proc/\(watcher.process.processIdentifier)/fd"
+                let descriptors = "/proc/\(watcher.process.processIdentifier)/fd"  // portability-check: allowed, the fault shim, and so this test, runs on Linux only
                 return ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
                     (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == dataFile
                 }

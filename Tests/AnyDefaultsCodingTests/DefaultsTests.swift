@@ -27,12 +27,12 @@ final class ErrorLog: Sendable {
     var handler: Defaults.ErrorHandler { { error in self.errors.withLock { $0.append(error) } } }
 }
 
-/// A `Defaults` over an `InMemoryProvider` holding `values`, cached or not, whose errors go to
+/// A `Defaults` over an `MemoryProvider` holding `values`, cached or not, whose errors go to
 /// the returned log; the provider is returned too, to check what is stored.
 func makeDefaults(
     _ values: [String: DefaultsValue] = [:], cached: Bool, policy: Defaults.DecodingFailurePolicy = .keepValue
-) -> (Defaults, InMemoryProvider, ErrorLog) {
-    let provider = InMemoryProvider(values)
+) -> (Defaults, MemoryProvider, ErrorLog) {
+    let provider = MemoryProvider(values)
     let log = ErrorLog()
     let defaults = Defaults(provider, cached: cached, errorHandler: log.handler, decodingFailurePolicy: policy)
     #expect(defaults.isCached == cached)
@@ -365,7 +365,7 @@ extension DefaultsKeys {
 /// A provider that changes without telling anyone: its writes send no events, as a store changed
 /// by other means than its backend can detect.
 final class SilentProvider: DefaultsProvider {
-    let inner = InMemoryProvider()
+    let inner = MemoryProvider()
     var capabilities: DefaultsCapabilities { inner.capabilities }
     func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? { try inner.value(forKey: key) }
     func keys() throws(DefaultsError) -> [String] { try inner.keys() }
@@ -377,9 +377,9 @@ final class SilentProvider: DefaultsProvider {
 
 @Suite struct DefaultsCacheTests {
     @Test func cachedByDefaultWithStatisticsPassedThrough() throws {
-        let defaults = Defaults(InMemoryProvider(["a": 1]))
+        let defaults = Defaults(MemoryProvider(["a": 1]))
         #expect(defaults.isCached)
-        #expect(defaults.provider is CachingProvider<InMemoryProvider>)
+        #expect(defaults.provider is CachingProvider<MemoryProvider>)
         #expect(defaults.integer(forKey: "a") == 1)
         #expect(defaults.integer(forKey: "a") == 1)
         defaults.set(1, forKey: "a")
@@ -390,18 +390,18 @@ final class SilentProvider: DefaultsProvider {
         defaults.resetStatistics()
         #expect(defaults.statistics == CacheStatistics())
 
-        let plain = Defaults(InMemoryProvider(), cached: false)
+        let plain = Defaults(MemoryProvider(), cached: false)
         #expect(!plain.isCached)
         #expect(plain.statistics == nil)
-        #expect(plain.provider is InMemoryProvider)
+        #expect(plain.provider is MemoryProvider)
     }
 
     @Test func aCachedProviderIsNotWrappedAgain() {
-        let cache = InMemoryProvider().cached()
-        #expect((Defaults(cache).provider as? CachingProvider<InMemoryProvider>) === cache)
+        let cache = MemoryProvider().cached()
+        #expect((Defaults(cache).provider as? CachingProvider<MemoryProvider>) === cache)
         // As the configuration registry hands it out: an existential.
         let opened: any DefaultsProvider = cache
-        #expect((Defaults(opened).provider as? CachingProvider<InMemoryProvider>) === cache)
+        #expect((Defaults(opened).provider as? CachingProvider<MemoryProvider>) === cache)
     }
 
     @Test func invalidationReachesTheCache() throws {

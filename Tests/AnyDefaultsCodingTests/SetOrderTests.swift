@@ -46,7 +46,7 @@ private struct Tagged: Codable, Equatable, DefaultsCodable {
 
     @Test func rewritingAnEqualSetThroughTheCacheIsSkipped() throws {
         let (a, b) = try Self.equalSetsInDifferentOrders()
-        let cache = InMemoryProvider().cached()
+        let cache = MemoryProvider().cached()
         let defaults = Defaults(cache)
         let key = DefaultsKey<Tagged>("tagged", default: Tagged(name: "", tags: []))
         defaults[key] = Tagged(name: "n", tags: a)

@@ -4,12 +4,12 @@ import Synchronization
 /// An in-memory provider that counts every call that reaches it and the observations still
 /// registered, for tests that check a store was not touched, or was let go of.
 final class CountingProvider: DefaultsProvider {
-    private let store: InMemoryProvider
+    private let store: MemoryProvider
     private let calls = Atomic(0)
     private let observing = Atomic(0)
 
     init(_ values: [String: DefaultsValue] = [:]) {
-        store = InMemoryProvider(values)
+        store = MemoryProvider(values)
     }
 
     /// Every call so far: reads, writes, listings and observations.

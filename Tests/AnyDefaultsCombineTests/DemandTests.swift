@@ -7,7 +7,7 @@ import TestSupport
 /// and the newest value while it was not asking.
 @Suite struct DemandTests {
     @Test func aSubscriberAskingForOneAtATimeGetsOneAtATimeAndTheLatest() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let subscriber = StepSubscriber<Int>(initialDemand: .max(1))
         defaults.publisher(for: .count).subscribe(subscriber)
         #expect(subscriber.values == [0])
@@ -33,7 +33,7 @@ import TestSupport
     }
 
     @Test func noDemandAtFirstMeansNothingUntilAsked() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         defaults[.count] = 7
         let subscriber = StepSubscriber<Int>(initialDemand: .none)
         defaults.publisher(for: .count).subscribe(subscriber)
@@ -49,7 +49,7 @@ import TestSupport
     /// it, and is fed from several threads, is called one value at a time and ends on the store's
     /// last value.
     @Test func deliveryIsSerialAndReentrantWritesAreDelivered() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let subscriber = StepSubscriber<Int>(initialDemand: .unlimited)
         defaults.publisher(for: .count).subscribe(subscriber)
         // A second subscriber that normalizes the value: its own write is delivered after the
@@ -71,7 +71,7 @@ import TestSupport
     }
 
     @Test func requestAndCancelFromInsideReceiveAreSafe() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let received = Recorder<Int>()
         let box = CancellableBox()
         box.cancellable = defaults.publisher(for: .count).sink { count in

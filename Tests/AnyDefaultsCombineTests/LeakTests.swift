@@ -51,11 +51,11 @@ import TestSupport
     /// A sink's `AnyCancellable` cancels when released, with the same effect.
     @Test func releasingTheCancellableReleasesTheStore() {
         weak var weakDefaults: Defaults?
-        weak var weakProvider: InMemoryProvider?
+        weak var weakProvider: MemoryProvider?
         var cancellable: AnyCancellable?
         let values = Recorder<Int>()
         do {
-            let provider = InMemoryProvider()
+            let provider = MemoryProvider()
             let defaults = Defaults(provider)
             weakDefaults = defaults
             weakProvider = provider

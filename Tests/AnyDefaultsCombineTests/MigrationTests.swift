@@ -53,8 +53,8 @@ import TestSupport
     }
 
     @Test func acrossStoresTheTargetStoreKeepsTheRecord() {
-        let legacy = Defaults(InMemoryProvider(["count": 3.0]))
-        let current = Defaults(InMemoryProvider())
+        let legacy = Defaults(MemoryProvider(["count": 3.0]))
+        let current = Defaults(MemoryProvider())
         let indexes = Recorder<Int>()
         let first = Service(source: legacy, target: current)
         #expect(first.moved)
@@ -73,7 +73,7 @@ import TestSupport
     /// Nothing stored at the source (a registered value does not count): nothing moves and
     /// nothing is recorded, so a value stored later still moves.
     @Test func withNothingStoredNothingIsRecorded() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         defaults.register(defaults: ["count": 9.0])
         #expect(!Service(source: defaults).moved)
         #expect(defaults.keys().isEmpty)
@@ -85,7 +85,7 @@ import TestSupport
 
     /// Both properties publish their new values when the move happens after they were subscribed.
     @Test func bothPropertiesPublish() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let service = Service(source: defaults)
         let indexes = Recorder<Int>()
         let cancellable = service.$index.sink { indexes.record($0) }
@@ -99,7 +99,7 @@ import TestSupport
     /// A source value that cannot be read is reported and left in place; nothing is recorded.
     @Test func anUnreadableSourceIsReportedAndKept() {
         let errors = ErrorLog()
-        let defaults = Defaults(InMemoryProvider(["count": "many"]), errorHandler: { errors.record($0) })
+        let defaults = Defaults(MemoryProvider(["count": "many"]), errorHandler: { errors.record($0) })
         let service = Service(source: defaults)
         #expect(!service.moved)
         #expect(defaults.string(forKey: "count") == "many")

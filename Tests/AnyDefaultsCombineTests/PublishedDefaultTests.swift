@@ -49,7 +49,7 @@ import TestSupport
     /// old value; a change made elsewhere sends it on the main queue.
     @Test(arguments: [PublishedDefaultBehavior.didSet, .willSet])
     func objectWillChangeFiresBeforeEachChange(_ behavior: PublishedDefaultBehavior) async throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let model = AudioModel(store: defaults, behavior: behavior)
         let seen = Recorder<String>()
         let cancellable = model.objectWillChange.sink {
@@ -72,7 +72,7 @@ import TestSupport
 
     /// With a `@Published` property beside it, the synthesized `objectWillChange` serves both.
     @Test func besideAPublishedPropertyTheSynthesizedPublisherServesBoth() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let model = PlayerModel(store: defaults)
         let changes = Recorder<String>()
         let cancellable = model.objectWillChange.sink { changes.record("\(model.isPlaying) \(model.volume) \(model.nickname ?? "-")") }
@@ -86,7 +86,7 @@ import TestSupport
     }
 
     @MainActor @Test func aMainActorModelIsToldOnTheMainActor() async throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let model = InterfaceModel(store: defaults)
         let changes = Recorder<Bool>()
         let tags = Recorder<[String]>()
@@ -128,7 +128,7 @@ import TestSupport
 
     /// A class that is not an `ObservableObject`, and a property in a function body.
     @Test func itWorksOutsideObservableObjects() {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let holder = PlainHolder(store: defaults)
         holder.count = 3
         #expect(defaults[.count] == 3)
@@ -148,7 +148,7 @@ import TestSupport
     /// error handler.
     @Test func aValueThatCannotBeReadGivesTheDefaultAndIsReported() {
         let errors = ErrorLog()
-        let defaults = Defaults(InMemoryProvider(["theme": "sepia"]), errorHandler: { errors.record($0) })
+        let defaults = Defaults(MemoryProvider(["theme": "sepia"]), errorHandler: { errors.record($0) })
         let model = AudioModel(store: defaults, behavior: .willSet)
         let themes = Recorder<Theme>()
         let cancellable = model.$theme.sink { themes.record($0) }
@@ -234,7 +234,7 @@ import TestSupport
 @Suite struct OptionalPropertyTests {
     @Test(arguments: [PublishedDefaultBehavior.didSet, .willSet], [false, true])
     func settingNilGivesTheDefault(_ behavior: PublishedDefaultBehavior, mocked: Bool) {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         @PublishedDefault("name", store: defaults, behavior: behavior) var name: String? = "Pitt"
         _name.mock = mocked
         let published = Recorder<String>()

@@ -128,7 +128,7 @@ import TestSupport
     @Test func theDecodingFailurePolicyApplies() {
         let errors = ErrorLog()
         let defaults = Defaults(
-            InMemoryProvider(["volume": "loud"]), errorHandler: { errors.record($0) }, decodingFailurePolicy: .removeValue)
+            MemoryProvider(["volume": "loud"]), errorHandler: { errors.record($0) }, decodingFailurePolicy: .removeValue)
         let volumes = Recorder<Double>()
         let cancellable = defaults.publisher(for: .volume).sink { volumes.record($0) }
         #expect(volumes.settled(at: 1) == [0.5])
@@ -140,7 +140,7 @@ import TestSupport
     /// Publishers over stores, chained with ordinary Combine operators; the re-exported module
     /// (Combine, or OpenCombine and its Dispatch schedulers) comes with the one import.
     @Test func publishersComposeWithCombineOperatorsAndSchedulers() throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let queue = DispatchQueue(label: "receiver")
         let onQueue = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: onQueue, value: true)

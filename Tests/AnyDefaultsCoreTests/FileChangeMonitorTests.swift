@@ -106,7 +106,7 @@ import TestSupport
 
     /// `.touchOrReplacement` wakes on a touch and a replacement, not on writes, even while another
     /// monitor of the same directory wants writes (and only until that one is cancelled).
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fdinfo")))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fdinfo")))  // portability-check: allowed, the test is enabled where /proc exists
     func aTouchMonitorIgnoresWrites() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("data.mdb")

@@ -4,11 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 @Suite struct LMDBBadInputTests {
     /// The error opening `path` throws (or a failed expectation if it opens).

@@ -4,11 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// One LMDB store reached by two paths in one process shares one environment: LMDB forbids
 /// opening it twice (its reader slots clash, MDB_BAD_RSLOT, and closing one copy drops the other's

@@ -4,11 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The files of an LMDB store replaced or planted while it is in use.
 @Suite struct LMDBStoreFileSafetyTests {

@@ -5,11 +5,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// Several real processes on one LMDB store, all watching it, commit batches, grow the map from
 /// 64 KiB, read, and are killed with SIGKILL and restarted at random moments

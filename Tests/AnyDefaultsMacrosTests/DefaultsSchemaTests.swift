@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func registeredDefaultsComeBeforeThePropertiesOwnAndScopesApply() throws {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         defaults.register(defaults: ["ui.audio.volume": 0.7])
         let ui = defaults.scoped("ui.")
         #expect(ui.snapshot(AudioSettings.self).volume == 0.7)
@@ -181,7 +181,7 @@ struct Tagged {
 
 /// An in-memory provider that counts the batches it applies.
 final class BatchCountingProvider: DefaultsProvider {
-    private let base = AnyDefaultsMemory.InMemoryProvider()
+    private let base = AnyDefaultsMemory.MemoryProvider()
     private let applied = Mutex(0)
     var batches: Int { applied.withLock { $0 } }
     var capabilities: DefaultsCapabilities { base.capabilities }

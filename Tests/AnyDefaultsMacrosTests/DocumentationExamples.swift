@@ -29,7 +29,7 @@ final class PlainPlayerSettings: DefaultsModel {
     var scratch = 0
 }
 
-let editorStore = Defaults(InMemoryProvider())         // any store
+let editorStore = Defaults(MemoryProvider())         // any store
 
 @ObservableDefaults(store: editorStore, observeFirst: true, ignoreExternalChanges: true)
 @MainActor final class EditorSettings {

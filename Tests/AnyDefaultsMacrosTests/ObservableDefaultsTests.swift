@@ -136,7 +136,7 @@ import Testing
             let reopened = Defaults(try JSONFileProvider(path: path))
             #expect(reopened.double(forKey: "p2.volume") == 0.25)
 
-            let provider = AnyDefaultsMemory.InMemoryProvider()
+            let provider = AnyDefaultsMemory.MemoryProvider()
             let fromProvider = PlayerPreferences(provider: provider)
             fromProvider.name = "grace"
             #expect(try provider.value(forKey: "player.name") == .string("grace"))
@@ -156,7 +156,7 @@ import Testing
     }
 
     @MainActor @Test func observeFirstKeepsUnmarkedPropertiesInMemory() throws {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let editor = EditorState(store: defaults)
         editor.selection = 3
         editor.fontSize = 15
@@ -191,7 +191,7 @@ import Testing
     /// A model isolated to the main actor: changes made on other threads and by the store reach its
     /// observers without touching the model off the main actor.
     @MainActor @Test func aMainActorModelHearsOfChangesMadeOnOtherThreads() async throws {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let settings = InterfaceSettings(store: defaults)
         let zoom = track { _ = settings.zoom }
         let editing = track { _ = settings.isEditing }
@@ -207,7 +207,7 @@ import Testing
 }
 
 /// The store of ``ConfiguredModel`` (a macro's arguments cannot refer to the type it is attached to).
-let configuredStore = Defaults(AnyDefaultsMemory.InMemoryProvider())
+let configuredStore = Defaults(AnyDefaultsMemory.MemoryProvider())
 
 /// A model with an initializer of its own: it takes the store and prefix of the macro's arguments.
 @ObservableDefaults(store: configuredStore, prefix: "configured.")

@@ -88,7 +88,7 @@ import TestSupport
     }
 
     @Test func aCancelledOrReleasedObservationStops() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let calls = Counter()
         var observation: DefaultsObservation? = defaults.observe { _ in calls.increment() }
         defaults[.volume] = 0.1

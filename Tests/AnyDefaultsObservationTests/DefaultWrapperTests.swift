@@ -41,7 +41,7 @@ actor Downloads {
 
 @Suite struct DefaultWrapperTests {
     @Test func inAnActor() async {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let downloads = Downloads(store: defaults)
         #expect(await downloads.raise() == 4)
         #expect(defaults.integer(forKey: "downloads.limit") == 4)
@@ -79,7 +79,7 @@ actor Downloads {
     }
 
     @Test func registeredDefaultsComeBeforeTheWrappersDefault() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let volume = Default(wrappedValue: 0.5, "volume", store: defaults)
         defaults.register(defaults: ["volume": 0.3])
         #expect(volume.wrappedValue == 0.3)
@@ -87,7 +87,7 @@ actor Downloads {
     }
 
     @Test func isSendable() async {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let volume = Default(wrappedValue: 0.5, "volume", store: defaults)
         await Task.detached { volume.wrappedValue = 0.9 }.value
         #expect(volume.wrappedValue == 0.9)
@@ -147,7 +147,7 @@ actor Downloads {
     }
 
     @Test func migrationRunsOnlyWhenTheSourceHoldsAValue() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let old = Default(wrappedValue: "guest", "user.name", store: defaults)
         let new = Default(wrappedValue: "nobody", "profile.name", store: defaults)
         defaults.register(defaults: ["user.name": "registered"])   // a registered value does not count
@@ -190,7 +190,7 @@ actor Downloads {
 
     @Test func aSourceThatCannotBeReadIsLeftInPlace() {
         let errors = ErrorLog()
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider(), errorHandler: errors.handler)
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider(), errorHandler: errors.handler)
         defaults.set("not a number", forKey: "count")
         let old = Default(wrappedValue: 0, "count", store: defaults)
         let new = Default(wrappedValue: 0, "index", store: defaults)
@@ -202,7 +202,7 @@ actor Downloads {
     }
 
     @Test func migratingAKeyToItselfDoesNothing() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let volume = Default(wrappedValue: 0.5, "volume", store: defaults)
         volume.wrappedValue = 0.7
         #expect(!volume.migrate(to: volume))
@@ -211,7 +211,7 @@ actor Downloads {
     }
 
     @Test func migratingToNilRemovesTheTarget() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let old = Default(wrappedValue: "", "old", store: defaults)
         let new = Default<String?>("new", store: defaults)
         new.wrappedValue = "stale"

@@ -20,7 +20,7 @@ final class PlayerSettings: DefaultsModel {
 
 @Suite struct DefaultsModelTests {
     @MainActor @Test func aModelOnTheMainActor() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let settings = InterfaceSettings(store: defaults, prefix: "ui.")
         let zoom = track { _ = settings.zoom }
         let editing = track { _ = settings.isEditing }
@@ -125,7 +125,7 @@ final class PlayerSettings: DefaultsModel {
     }
 
     @Test func modelsWithDifferentPrefixesAreIndependent() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let left = PlayerSettings(store: defaults, prefix: "left.")
         let right = PlayerSettings(store: defaults, prefix: "right.")
         let rightVolume = track { _ = right.volume }

@@ -87,7 +87,7 @@ extension StandardStoreTests {
     @Test func documentedModel() throws {
         defer { Defaults.useInMemoryStandard() }
         let standard = Defaults.useInMemoryStandard()
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
 
         let settings = DocumentedPlayerSettings(prefix: "player.")          // on Defaults.standard
         let other = DocumentedPlayerSettings(store: defaults, prefix: "player.")
@@ -116,7 +116,7 @@ extension StandardStoreTests {
     }
 
     @Test func changeStreamsAndCallbacks() async throws {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let everything = defaults.changes()                                   // every key
         let some = defaults.changes(forKeys: [DefaultsKeys.volume, "ui.theme"])
         let volumes = defaults.values(of: .volume)                            // current value, then changes
@@ -138,7 +138,7 @@ extension StandardStoreTests {
     }
 
     @Test func observationTracking() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let changed = Counter()
         let title = withObservationTracking {
             "Volume \(defaults[.volume])"
@@ -151,14 +151,14 @@ extension StandardStoreTests {
         defaults[.volume] = 0.6
         #expect(changed.count == 1)
 
-        let byName = Defaults(AnyDefaultsMemory.InMemoryProvider(), tracksReadsByName: true)
+        let byName = Defaults(AnyDefaultsMemory.MemoryProvider(), tracksReadsByName: true)
         let tracked = track { _ = byName.integer(forKey: "launchCount") }
         byName.set(1, forKey: "launchCount")
         #expect(tracked.count == 1)
     }
 
     @Test func snapshots() async throws {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         defaults[.volume] = 0.7
         let snapshot = defaults.snapshot()
         defaults[.volume] = 0.1
@@ -178,7 +178,7 @@ extension StandardStoreTests {
     }
 
     @Test func transactions() throws {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         defaults.set(0.2, forKey: "legacy.volume")
         defaults[.muted] = true
         try defaults.write { tx in

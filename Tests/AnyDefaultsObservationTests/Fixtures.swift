@@ -132,7 +132,7 @@ extension DefaultsKeys {
 
 /// An in-memory provider that counts the batches it is asked to apply and its live observations.
 final class CountingProvider: DefaultsProvider {
-    private let base = AnyDefaultsMemory.InMemoryProvider()
+    private let base = AnyDefaultsMemory.MemoryProvider()
     private let applied = Mutex(0)
     private let observing = Mutex(0)
 

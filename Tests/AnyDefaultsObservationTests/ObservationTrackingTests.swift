@@ -70,7 +70,7 @@ import Testing
     /// Every way to read a typed key tracks that key alone, in an unscoped store, in a scope
     /// (under its full key) and in an empty scope (which reads like the unscoped store).
     @Test(arguments: ["", "ui.", "ui.panel."]) func everyTypedReadTracksItsFullKey(scope: String) throws {
-        let root = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let root = Defaults(AnyDefaultsMemory.MemoryProvider())
         let defaults = scope.isEmpty ? root : root.scoped(scope)
         let empty = defaults.scoped("")
         let reads: [(Defaults) -> Void] = [
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func readsByNameAreTrackedWhenAskedFor() {
-        let provider = AnyDefaultsMemory.InMemoryProvider()
+        let provider = AnyDefaultsMemory.MemoryProvider()
         let plain = Defaults(provider)
         let tracking = Defaults(provider, tracksReadsByName: true)
         #expect(!plain.tracksReadsByName)
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func registeringADefaultFiresForThatKey() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         let changes = track { _ = defaults[.volume] }
         defaults.register(defaults: ["other": 1])
         #expect(changes.count == 0)

@@ -72,7 +72,7 @@ import TestSupport
     }
 
     @Test func aPositionTheHistoryNoLongerHoldsIsNotResumedButNewChangesFlow() async throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         defaults.retainChangeHistory(3)
         let start = defaults.changePosition
         for index in 1...10 { defaults.set(index, forKey: "k\(index)") }
@@ -81,7 +81,7 @@ import TestSupport
         let recent = defaults.changes(after: DefaultsChangePosition(epoch: start.epoch, sequence: start.sequence + 7))
         #expect(recent.isResumed)
         // Another numbering (another Defaults, another process), no position, a position ahead.
-        let other = Defaults(InMemoryProvider())
+        let other = Defaults(MemoryProvider())
         #expect(!defaults.changes(after: other.changePosition).isResumed)
         #expect(!defaults.changes(after: nil).isResumed)
         #expect(!defaults.changes(after: DefaultsChangePosition(epoch: start.epoch, sequence: 99)).isResumed)
@@ -92,7 +92,7 @@ import TestSupport
     }
 
     @Test func aResumableStreamEndsRatherThanDropAndTheRestIsReplayed() async throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         defaults.retainChangeHistory(100)
         let changes = defaults.changes(after: defaults.changePosition, limit: 4)
         for index in 1...10 { defaults.set(index, forKey: "k\(index)") }
@@ -105,7 +105,7 @@ import TestSupport
     }
 
     @Test func aScopedResumptionReplaysItsOwnKeysOnly() async throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let acme = defaults.scoped("tenant/acme/")
         let start = acme.changePosition
         acme.retainChangeHistory(50)
@@ -119,7 +119,7 @@ import TestSupport
     }
 
     @Test func theBufferingPolicyKeepsTheNewestOrTheOldest() async throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let newest = defaults.changes(buffering: .bufferingNewest(3))
         let oldest = defaults.changes(buffering: .bufferingOldest(3))
         for index in 1...10 { defaults.set(index, forKey: "k\(index)") }
@@ -136,7 +136,7 @@ import TestSupport
     /// would hold 500 MiB in an unbounded buffer; the default keeps 1024 of them.
     @Test func aConsumerThatNeverReadsDoesNotGrowMemoryWithoutBound() async {
         await #expect(processExitsWith: .success) {
-            let defaults = Defaults(InMemoryProvider())
+            let defaults = Defaults(MemoryProvider())
             let stuck = defaults.changes()
             let stuckStore = defaults.provider.changes()
             let before = ResidentMemory.megabytes()
@@ -157,7 +157,7 @@ import TestSupport
 /// This process's resident memory, from /proc/self/statm.
 enum ResidentMemory {
     static func megabytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }  // portability-check: allowed, read where it exists, 0 elsewhere
         let pages = Int(text.split(separator: " ").dropFirst().first ?? "0") ?? 0
         return pages * Int(getpagesize()) >> 20
     }

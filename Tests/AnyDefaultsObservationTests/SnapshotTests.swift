@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func anUnreadableValueReadsAsTheDefaultOrThrows() {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         defaults.set("loud", forKey: "volume")
         let snapshot = defaults.snapshot()
         #expect(snapshot[.volume] == 0.5)

@@ -9,12 +9,12 @@ import Testing
     /// the configurations it is asked to open.
     private func registry(withUserDefaults: Bool) -> (ProviderRegistry, Recorder<String>) {
         let registry = ProviderRegistry()
-        registry.register(scheme: "memory", summary: "in memory", location: .none) { _ in AnyDefaultsMemory.InMemoryProvider() }
+        registry.register(scheme: "memory", summary: "in memory", location: .none) { _ in AnyDefaultsMemory.MemoryProvider() }
         let opened = Recorder<String>()
         if withUserDefaults {
             registry.register(scheme: "userdefaults", summary: "stand-in", location: .optional("SUITE")) { configuration in
                 opened.record(configuration.description)
-                return AnyDefaultsMemory.InMemoryProvider()
+                return AnyDefaultsMemory.MemoryProvider()
             }
         }
         return (registry, opened)
@@ -23,7 +23,7 @@ import Testing
     @Test func theEnvironmentChoosesTheStore() throws {
         let (registry, opened) = registry(withUserDefaults: true)
         let store = try Defaults.makeStandard(environment: ["ANYDEFAULTS_STORE": "memory:"], registry: registry)
-        #expect(store.provider is CachingProvider<AnyDefaultsMemory.InMemoryProvider>)
+        #expect(store.provider is CachingProvider<AnyDefaultsMemory.MemoryProvider>)
         #expect(opened.all.isEmpty)
     }
 
@@ -88,7 +88,7 @@ import Testing
         settings.volume = 0.9
         #expect(store.double(forKey: "player.volume") == 0.9)
 
-        let replacement = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let replacement = Defaults(AnyDefaultsMemory.MemoryProvider())
         Defaults.standard = replacement
         #expect(Defaults.standard === replacement)
         #expect(Default(wrappedValue: 0.5, "volume").store === replacement)   // new properties use the new store

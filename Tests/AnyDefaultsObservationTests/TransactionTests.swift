@@ -133,7 +133,7 @@ struct Abort: Error {}
     }
 
     @Test func codableValuesInATransaction() throws {
-        let defaults = Defaults(AnyDefaultsMemory.InMemoryProvider())
+        let defaults = Defaults(AnyDefaultsMemory.MemoryProvider())
         try defaults.write { tx in
             tx.setCodable(Layout(columns: 7, sidebar: true), forKey: "plain")
             #expect(tx.codable(Layout.self, forKey: "plain") == Layout(columns: 7, sidebar: true))
@@ -146,7 +146,7 @@ struct Abort: Error {}
 /// A body that throws nothing gives a `write` typed `throws(DefaultsError)`: this compiles only
 /// if `error` is a `DefaultsError`.
 @Test func aBodyThatThrowsNothingMakesWriteThrowDefaultsError() {
-    let defaults = Defaults(InMemoryProvider())
+    let defaults = Defaults(MemoryProvider())
     do {
         try defaults.write { tx in tx.set(1, forKey: "a") }
         let error: DefaultsError? = nil

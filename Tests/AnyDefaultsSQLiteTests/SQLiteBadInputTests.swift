@@ -4,11 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 @Suite struct SQLiteBadInputTests {
     /// Opens `path`, reads everything, and returns the error; the file must come out unchanged.

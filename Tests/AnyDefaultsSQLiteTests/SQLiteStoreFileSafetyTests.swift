@@ -4,11 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// The files beside a store: a write-ahead log left without its store, a store file replaced
 /// while open, links planted where SQLite's files go.

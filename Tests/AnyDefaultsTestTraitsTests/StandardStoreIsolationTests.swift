@@ -56,13 +56,13 @@ extension DefaultsKeys {
     @Test func twoScopesInterleavedKeepTheirOwnStores() async {
         let (firstWrote, firstWroteContinuation) = AsyncStream.makeStream(of: Void.self)
         let (secondWrote, secondWroteContinuation) = AsyncStream.makeStream(of: Void.self)
-        async let first: Int = Defaults.withStandard(Defaults(InMemoryProvider())) {
+        async let first: Int = Defaults.withStandard(Defaults(MemoryProvider())) {
             CasePreferences().value = 1
             firstWroteContinuation.yield()
             for await _ in secondWrote { break }
             return CasePreferences().value
         }
-        async let second: Int = Defaults.withStandard(Defaults(InMemoryProvider())) {
+        async let second: Int = Defaults.withStandard(Defaults(MemoryProvider())) {
             for await _ in firstWrote { break }
             CasePreferences().value = 2
             secondWroteContinuation.yield()
@@ -72,8 +72,8 @@ extension DefaultsKeys {
     }
 
     @Test func scopesNestAndSettingTheStandardStoreChangesOnlyTheInnermost() {
-        let outer = Defaults(InMemoryProvider(["case.value": 1]))
-        let inner = Defaults(InMemoryProvider(["case.value": 2]))
+        let outer = Defaults(MemoryProvider(["case.value": 1]))
+        let inner = Defaults(MemoryProvider(["case.value": 2]))
         Defaults.withStandard(outer) {
             #expect(Defaults.standard === outer)
             Defaults.withStandard(inner) {
@@ -87,7 +87,7 @@ extension DefaultsKeys {
     }
 
     @Test func tasksStartedInAScopeInheritItsStore() async throws {
-        let store = Defaults(InMemoryProvider(["case.value": 7]))
+        let store = Defaults(MemoryProvider(["case.value": 7]))
         let values = await Defaults.withStandard(store) {
             async let child = CasePreferences().value
             let task = Task { CasePreferences().value }
@@ -102,7 +102,7 @@ extension DefaultsKeys {
 
     @Test func errorsAndResultsPassThrough() async throws {
         struct Refused: Error {}
-        let store = Defaults(InMemoryProvider())
+        let store = Defaults(MemoryProvider())
         #expect(throws: Refused.self) {
             try Defaults.withStandard(store) { () throws(Refused) in throw Refused() }
         }
@@ -128,14 +128,14 @@ extension DefaultsKeys {
         #expect(CasePreferences().name == "ada")
     }
 
-    @Test(.defaultsStore(.custom { Defaults(InMemoryProvider(["case.value": 9]), cached: false) }))
+    @Test(.defaultsStore(.custom { Defaults(MemoryProvider(["case.value": 9]), cached: false) }))
     func theTraitCanMakeAnyStore() {
-        #expect(!(Defaults.standard.provider is CachingProvider<InMemoryProvider>))
+        #expect(!(Defaults.standard.provider is CachingProvider<MemoryProvider>))
         #expect(CasePreferences().value == 9)
     }
 
     @Test func changesOfTheScopedStoreReachObservers() async throws {
-        try await Defaults.withStandard(Defaults(InMemoryProvider())) {
+        try await Defaults.withStandard(Defaults(MemoryProvider())) {
             let model = CaseMacroModel()
             let changed = Mutex(false)
             withObservationTracking { _ = model.value } onChange: { changed.withLock { $0 = true } }

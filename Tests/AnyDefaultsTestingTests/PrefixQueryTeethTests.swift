@@ -18,7 +18,7 @@ import Testing
         }
 
         let defect: Defect
-        let store = InMemoryProvider()
+        let store = MemoryProvider()
 
         init(_ defect: Defect) { self.defect = defect }
 
@@ -66,10 +66,10 @@ import Testing
     }
 
     @Test func theInMemoryProviderPassesAndSoDoesTheDefaultImplementation() throws {
-        try DefaultsConformanceSuite(capabilities: [.atomicBatch]) { _ in InMemoryProvider() }.prefixQueries()
+        try DefaultsConformanceSuite(capabilities: [.atomicBatch]) { _ in MemoryProvider() }.prefixQueries()
         // A provider with only the required members gets the default prefix queries.
         final class Plain: DefaultsProvider {
-            let store = InMemoryProvider()
+            let store = MemoryProvider()
             var capabilities: DefaultsCapabilities { store.capabilities }
             func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? { try store.value(forKey: key) }
             func keys() throws(DefaultsError) -> [String] { try store.keys() }

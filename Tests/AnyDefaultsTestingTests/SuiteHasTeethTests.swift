@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The conformance suite must fail every in-memory provider that breaks the contract, naming the
-/// check that caught it, and pass the same provider without a defect and `InMemoryProvider`. The
+/// check that caught it, and pass the same provider without a defect and `MemoryProvider`. The
 /// file-backed broken providers, which also break across processes, are in BrokenFileProviderTests.
 @Suite struct SuiteHasTeethTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -66,8 +66,8 @@ import Testing
     }
 
     @Test func inMemoryProviderPassesAndSkipsWhatItDoesNotClaim() throws {
-        let suite = DefaultsConformanceSuite { _ in InMemoryProvider() }
-        #expect(suite.capabilities == InMemoryProvider().capabilities)
+        let suite = DefaultsConformanceSuite { _ in MemoryProvider() }
+        #expect(suite.capabilities == MemoryProvider().capabilities)
         let reports = try suite.run()
         let skipped = Set(reports.filter(\.isSkipped).map(\.group))
         #expect(skipped == ["persistence", "restart", "externalChanges", "multiProcess", "crashAtomicity"])

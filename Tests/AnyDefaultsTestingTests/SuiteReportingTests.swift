@@ -11,7 +11,7 @@ import XCTest
 /// How the suite reports: skipped groups never pass, failures are readable and name stable
 /// checks, capabilities are checked, every check is documented.
 @Suite struct SuiteReportingTests {
-    static let memory = DefaultsConformanceSuite { _ in InMemoryProvider() }
+    static let memory = DefaultsConformanceSuite { _ in MemoryProvider() }
 
     // MARK: Skipping
 
@@ -47,7 +47,7 @@ import XCTest
     }
 
     @Test func skipReasonsNameWhatIsMissing() throws {
-        let withoutChild = DefaultsConformanceSuite(capabilities: .all) { _ in InMemoryProvider() }
+        let withoutChild = DefaultsConformanceSuite(capabilities: .all) { _ in MemoryProvider() }
         #expect(withoutChild.skipReason(.restart)?.contains("no child process") == true)
         #expect(withoutChild.skipReason(.keys) == nil)
         #expect(Self.memory.skipReason(.persistence) == "the provider does not claim [persistent]")
@@ -58,7 +58,7 @@ import XCTest
 
     @Test func capabilitiesAreReadFromTheProviderAndCheckedAgainstAClaim() throws {
         #expect(Self.memory.capabilities == [.atomicBatch])
-        let overclaimed = DefaultsConformanceSuite(capabilities: [.atomicBatch, .persistent]) { _ in InMemoryProvider() }
+        let overclaimed = DefaultsConformanceSuite(capabilities: [.atomicBatch, .persistent]) { _ in MemoryProvider() }
         do {
             try overclaimed.checkCapabilities()
             Issue.record("a provider reporting less than claimed passed")

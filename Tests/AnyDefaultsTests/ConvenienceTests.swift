@@ -6,7 +6,7 @@ import Testing
 
 /// A provider that records each batch it is given, in front of an in-memory store.
 final class BatchRecordingProvider: DefaultsProvider {
-    let base = InMemoryProvider()
+    let base = MemoryProvider()
     let batches = Recorder<[DefaultsChange]>()
     var capabilities: DefaultsCapabilities { base.capabilities }
     func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? { try base.value(forKey: key) }
@@ -47,7 +47,7 @@ extension DefaultsKeys {
     }
 
     @Test func resetInAScopeAndByArrayAndThrowing() throws {
-        let defaults = Defaults(InMemoryProvider(["ui.volume": 0.1, "ui.name": "x", "volume": 0.2]))
+        let defaults = Defaults(MemoryProvider(["ui.volume": 0.1, "ui.name": "x", "volume": 0.2]))
         let ui = defaults.scoped("ui.")
         ui.reset([.convenienceVolume, .convenienceName])
         #expect(defaults.keys() == ["volume"])
@@ -57,14 +57,14 @@ extension DefaultsKeys {
         #expect(defaults.keys().isEmpty)
         let refused = Recorder<DefaultsError.Code>()
         let empty = DefaultsKey<Int>("", default: 0)
-        let reporting = Defaults(InMemoryProvider(["volume": 0.3]), errorHandler: { refused.record($0.code) })
+        let reporting = Defaults(MemoryProvider(["volume": 0.3]), errorHandler: { refused.record($0.code) })
         reporting.reset(.convenienceVolume, empty)                         // a bad key: the whole batch is refused
         #expect(refused.all == [.invalidKey])
         #expect(reporting[.convenienceVolume] == 0.3)
     }
 
     @Test func valuesWithoutTheInitialValueStartAtTheFirstChange() async throws {
-        let defaults = Defaults(InMemoryProvider(["volume": 0.3]))
+        let defaults = Defaults(MemoryProvider(["volume": 0.3]))
         var withInitial = defaults.values(of: .convenienceVolume, initial: true).makeAsyncIterator()
         var changesOnly = defaults.values(of: .convenienceVolume, initial: false).makeAsyncIterator()
         #expect(await withInitial.next() == 0.3)
@@ -82,7 +82,7 @@ extension DefaultsKeys {
     @Test func aComputedDefaultIsComputedAtEachReadAndNeverStored() throws {
         let calls = Mutex(0)
         let started = DefaultsKey<Int>("started") { calls.withLock { $0 += 1; return $0 } }
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         #expect(defaults[started] == 1)
         #expect(defaults[started] == 2)                                // again at the next read
         #expect(Default(started, store: defaults).wrappedValue == 3)

@@ -9,7 +9,7 @@ import TestSupport
 /// watching sees every change, also another process's.
 @Suite struct DefaultsConfigProviderTests {
     @Test func readsThroughAConfigReaderWithLosslessConversions() throws {
-        let store = InMemoryProvider([
+        let store = MemoryProvider([
             "http.port": .int(8080), "http.host": .string("0.0.0.0"), "ratio": .int(2), "whole": .double(3),
             "flag": .int(1), "text.port": .string("9090"), "text.on": .string("yes"), "tags": .array([.string("a"), .string("b")]),
             "limits": .array([.int(1), .double(2)]), "blob": .data(Data([1, 2])), "half": .double(0.5), "token": .string("s3cret"),
@@ -39,7 +39,7 @@ import TestSupport
     }
 
     @Test func watchingAnInMemoryStoreSeesEveryChange() async throws {
-        let store = InMemoryProvider(["level": .int(1)])
+        let store = MemoryProvider(["level": .int(1)])
         try await expectLiveUpdates(DefaultsConfigProvider(store)) { value in
             if let value { try store.setValue(.int(Int64(value)), forKey: "level") } else { try store.removeValue(forKey: "level") }
         }

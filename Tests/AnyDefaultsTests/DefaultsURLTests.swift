@@ -6,9 +6,9 @@ import TestSupport
 /// `Defaults(url:)`: the store chosen by one string, cached as the string says.
 @Suite struct DefaultsURLTests {
     @Test func aStoreStringOpensItsBackendCachedUnlessItSaysOff() throws {
-        #expect(try Defaults(url: "memory:").provider is CachingProvider<AnyDefaultsMemory.InMemoryProvider>)
-        #expect(try Defaults(url: "memory:?cache=off").provider is AnyDefaultsMemory.InMemoryProvider)
-        #expect(try Defaults(configuration: StoreConfiguration(parsing: "memory:?cache=off")).provider is AnyDefaultsMemory.InMemoryProvider)
+        #expect(try Defaults(url: "memory:").provider is CachingProvider<AnyDefaultsMemory.MemoryProvider>)
+        #expect(try Defaults(url: "memory:?cache=off").provider is AnyDefaultsMemory.MemoryProvider)
+        #expect(try Defaults(configuration: StoreConfiguration(parsing: "memory:?cache=off")).provider is AnyDefaultsMemory.MemoryProvider)
     }
 
     @Test func aStoreURLOpensAFileStoreThatPersists() throws {
@@ -34,7 +34,7 @@ import TestSupport
 
     @Test func theStandardStoreHonoursCacheOff() throws {
         let defaults = try Defaults.makeStandard(environment: ["ANYDEFAULTS_STORE": "memory:?cache=off"])
-        #expect(defaults.provider is AnyDefaultsMemory.InMemoryProvider)
-        #expect(try Defaults.makeStandard(environment: ["ANYDEFAULTS_STORE": "memory:"]).provider is CachingProvider<AnyDefaultsMemory.InMemoryProvider>)
+        #expect(defaults.provider is AnyDefaultsMemory.MemoryProvider)
+        #expect(try Defaults.makeStandard(environment: ["ANYDEFAULTS_STORE": "memory:"]).provider is CachingProvider<AnyDefaultsMemory.MemoryProvider>)
     }
 }

@@ -55,12 +55,12 @@ import TestSupport
         ("import Glibc\n", "imports a C library"),
         ("#if canImport(Darwin)\nimport Darwin\n#endif\n", "imports a C library"),
         ("@_exported import Musl\n", "imports a C library"),
-        ("let fd = inotify_init1(0)\n", "inotify_"),
-        ("#if os(Linux)\nlet a = 1\n#else\nlet fd = epoll_create1(0)\n#endif\n", "epoll_"),
-        ("#if !os(Linux)\nlet t = info.st_mtim.tv_sec\n#endif\n", "st_mtim"),
-        ("let path = \"/proc/self/fd\"\n", "/proc/"),
-        ("let home = FileManager.default.homeDirectoryForCurrentUser\n", "homeDirectoryForCurrentUser"),
-        ("let kind = Int32(SOCK_STREAM.rawValue)\n", "SOCK_STREAM.rawValue"),
+        ("let fd = inotify_init1(0)\n", "inotify_"),  // portability-check: allowed, planted in a scratch tree
+        ("#if os(Linux)\nlet a = 1\n#else\nlet fd = epoll_create1(0)\n#endif\n", "epoll_"),  // portability-check: allowed, planted in a scratch tree
+        ("#if !os(Linux)\nlet t = info.st_mtim.tv_sec\n#endif\n", "st_mtim"),  // portability-check: allowed, planted in a scratch tree
+        ("let path = \"/proc/self/fd\"\n", "/proc/"),  // portability-check: allowed, planted in a scratch tree
+        ("let home = FileManager.default.homeDirectoryForCurrentUser\n", "homeDirectoryForCurrentUser"),  // portability-check: allowed, planted in a scratch tree
+        ("let kind = Int32(SOCK_STREAM.rawValue)\n", "SOCK_STREAM.rawValue"),  // portability-check: allowed, planted in a scratch tree
     ])
     func aPlantedViolationFails(code: String, named: String) throws {
         let result = try check(["Clean.swift": "let x = 1\n", "Sub/Planted.swift": "import Foundation\n" + code])

@@ -97,7 +97,7 @@ import TestSupport
     /// The cache answers prefix queries from its upstream's index, and a scoped view asks for its
     /// prefix: neither lists every key of the store.
     @Test func prefixQueriesNeverListTheWholeStore() throws {
-        let spy = KeyListingSpy(InMemoryProvider())
+        let spy = KeyListingSpy(MemoryProvider())
         let defaults = Defaults(spy)
         defaults.set(1, forKey: "t/a")
         defaults.set(2, forKey: "u/b")
@@ -112,10 +112,10 @@ import TestSupport
 
 /// A provider that counts the calls that list every key.
 final class KeyListingSpy: DefaultsProvider {
-    let upstream: InMemoryProvider
+    let upstream: MemoryProvider
     let fullListings = Atomic<Int>(0)
 
-    init(_ upstream: InMemoryProvider) { self.upstream = upstream }
+    init(_ upstream: MemoryProvider) { self.upstream = upstream }
 
     var capabilities: DefaultsCapabilities { upstream.capabilities }
     func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? { try upstream.value(forKey: key) }

@@ -17,7 +17,7 @@ extension DefaultsKeys {
 }
 
 struct ReadmePlayerPreferences {
-    @Default("volume", store: Defaults(InMemoryProvider())) var volume = 0.5
+    @Default("volume", store: Defaults(MemoryProvider())) var volume = 0.5
 }
 
 final class ReadmePlayerSettings: DefaultsModel {
@@ -27,7 +27,7 @@ final class ReadmePlayerSettings: DefaultsModel {
 
 @Suite struct ReadmeExamplesTests {
     @Test func propertiesObservationTransactions() async throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         #expect(ReadmePlayerPreferences().volume == 0.5)
         let settings = ReadmePlayerSettings(store: defaults, prefix: "player.")
         settings.volume = 0.7
@@ -74,7 +74,7 @@ final class ReadmePlayerSettings: DefaultsModel {
     }
 
     @Test func theProviderLevel() async throws {
-        let store: any DefaultsProvider = InMemoryProvider()
+        let store: any DefaultsProvider = MemoryProvider()
         let events = store.changes()
         try store.setValue(.string("dark"), forKey: "ui.theme")
         try store.apply([.set("launchCount", .int(1)), .remove("legacy.theme")])

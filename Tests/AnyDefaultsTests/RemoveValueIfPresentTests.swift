@@ -59,7 +59,7 @@ import TestSupport
     }
 
     @Test func theFacadeReportsPresenceWithinItsScope() throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let tenant = defaults.scoped("tenant/acme/")
         tenant.set(1, forKey: "plan")
         #expect(try tenant.throwing.removeValueIfPresent(forKey: "plan"))

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ScopedValidationTests {
     @Test func theEmptyKeyIsInvalidInAScopedViewAsInTheStore() throws {
         let errors = Mutex<[DefaultsError]>([])
-        let defaults = Defaults(InMemoryProvider(), errorHandler: { error in errors.withLock { $0.append(error) } })
+        let defaults = Defaults(MemoryProvider(), errorHandler: { error in errors.withLock { $0.append(error) } })
         let tenant = defaults.scoped("tenant/acme/")
         // Through the throwing API: the store's own error for the empty key.
         func expectInvalidKey(_ body: () throws(DefaultsError) -> Void) {
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aKeyThatWouldJoinThePrefixIsRefusedAndOthersAreListedAsWritten() throws {
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         let cafe = defaults.scoped("cafe")
         // "\u{301}x" would make "cafe" + "\u{301}" into "café": a key outside the scope.
         let error = #expect(throws: DefaultsError.self) { try cafe.throwing.set(1, forKey: "\u{301}x") }

@@ -7,14 +7,14 @@ import TestSupport
 @Suite struct StandardRegistryTests {
     @Test func opensTheInMemoryBackendByConfiguration() throws {
         let store = try ProviderRegistry.standard.makeProvider("memory:?cache=off")
-        #expect(store is AnyDefaultsMemory.InMemoryProvider)
+        #expect(store is AnyDefaultsMemory.MemoryProvider)
         try store.setValue(.int(1), forKey: "k")
         #expect(try store.value(forKey: "k") == .int(1))
     }
 
     @Test func cacheIsOnByDefaultAndOffOnRequest() throws {
-        #expect(try ProviderRegistry.standard.makeProvider("memory:") is CachingProvider<AnyDefaultsMemory.InMemoryProvider>)
-        #expect(try ProviderRegistry.standard.makeProvider("memory:?cache=off") is AnyDefaultsMemory.InMemoryProvider)
+        #expect(try ProviderRegistry.standard.makeProvider("memory:") is CachingProvider<AnyDefaultsMemory.MemoryProvider>)
+        #expect(try ProviderRegistry.standard.makeProvider("memory:?cache=off") is AnyDefaultsMemory.MemoryProvider)
     }
 
     @Test func everyBuiltInSchemeIsRegistered() {

@@ -75,7 +75,7 @@ import TestSupport
         SQLiteProvider.register(in: registry)
         #expect(registry.registered.map(\.scheme) == ["sqlite"])
         #expect { try registry.makeProvider("memory:") } throws: { ($0 as? DefaultsError)?.code == .invalidConfiguration }
-        InMemoryProvider.register(in: registry)
+        MemoryProvider.register(in: registry)
         LMDBProvider.register(in: registry)
         JSONFileProvider.register(in: registry)
         UserDefaultsProvider.register(in: registry)

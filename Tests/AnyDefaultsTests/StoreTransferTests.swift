@@ -95,7 +95,7 @@ import Testing
                     #expect(try one.allValues() == ["k": .int(1)])
                 }
             }
-            let memory = InMemoryProvider()
+            let memory = MemoryProvider()
             do {
                 _ = try json.moveAll(to: memory)
                 Issue.record("moved into memory")

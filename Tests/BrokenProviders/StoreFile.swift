@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A key exactly as spelled: equal only to the same Unicode scalars (Swift's `String` equality
 /// would merge canonically equivalent spellings, which some defects must keep apart).

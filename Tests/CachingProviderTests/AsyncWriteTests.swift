@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func inMemoryAsyncWritesReportEventsLikeTheSynchronousOnes() async throws {
-        let store = InMemoryProvider()
+        let store = MemoryProvider()
         let events = Mutex<[DefaultsChangeEvent]>([])
         let observation = store.observe { event in events.withLock { $0.append(event) } }
         try await store.setValueAsync(.int(1), forKey: "a")
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func theFacadesAsyncWritesStoreEncodeAndForgetDecodedValues() async throws {
-        let store = InMemoryProvider()
+        let store = MemoryProvider()
         let defaults = Defaults(store)
         let volume = DefaultsKey<Double>("volume", default: 0.5)
         let tags = DefaultsKey<[String]>("tags", default: [])

@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func invalidKeysAreRejectedByTheUpstreamAndNothingIsCached() throws {
-        let cache = InMemoryProvider().cached()
+        let cache = MemoryProvider().cached()
         #expect(throws: DefaultsError.self) { try cache.value(forKey: "") }
         #expect(throws: DefaultsError.self) { try cache.setValue(.int(1), forKey: "") }
         #expect(throws: DefaultsError.self) { try cache.removeValue(forKey: "") }
@@ -205,7 +205,7 @@ import Testing
     }
 
     @Test func aBatchWithAnInvalidChangeIsRejectedWhole() throws {
-        let memory = InMemoryProvider(["a": .int(1)])
+        let memory = MemoryProvider(["a": .int(1)])
         let cache = memory.cached()
         _ = try cache.value(forKey: "a")
         var deep = DefaultsValue.int(0)
@@ -231,7 +231,7 @@ import Testing
 
 @Suite struct CachingProviderControlTests {
     @Test func statisticsCountAndReset() throws {
-        let cache = InMemoryProvider(["a": .int(1)]).cached()
+        let cache = MemoryProvider(["a": .int(1)]).cached()
         _ = try cache.value(forKey: "a")
         _ = try cache.value(forKey: "a")
         _ = try cache.value(forKey: "a")
@@ -292,7 +292,7 @@ import Testing
 
 @Suite struct CachingProviderEventTests {
     @Test func eachChangeIsReportedOnceAndSkippedWritesNotAtAll() throws {
-        let cache = InMemoryProvider().cached()
+        let cache = MemoryProvider().cached()
         let log = EventLog(cache)
         let second = EventLog(cache)
         try cache.setValue(.int(1), forKey: "a")
@@ -311,7 +311,7 @@ import Testing
 
     /// A write the upstream finds redundant (the key was not cached) reports nothing either.
     @Test func aWriteTheUpstreamFindsRedundantReportsNothing() throws {
-        let cache = InMemoryProvider(["a": .int(1)]).cached()
+        let cache = MemoryProvider(["a": .int(1)]).cached()
         let log = EventLog(cache)
         try cache.setValue(.int(1), forKey: "a")
         #expect(log.all.isEmpty)
@@ -360,7 +360,7 @@ import Testing
 
     /// Listeners run with no lock held, so they may read and write the cache.
     @Test func aListenerMayReadAndWriteTheCache() throws {
-        let cache = InMemoryProvider().cached()
+        let cache = MemoryProvider().cached()
         let seen = Mutex<[DefaultsValue?]>([])
         let observation = cache.observe { event in
             guard event.key == "a" else { return }
@@ -374,7 +374,7 @@ import Testing
     }
 
     @Test func changesStreamDeliversTheCachesEvents() async throws {
-        let cache = InMemoryProvider().cached()
+        let cache = MemoryProvider().cached()
         let stream = cache.changes()
         try cache.setValue(.string("dark"), forKey: "ui.theme")
         var iterator = stream.makeAsyncIterator()

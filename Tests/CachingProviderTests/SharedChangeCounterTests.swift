@@ -4,11 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// `SharedChangeCounter` and a `CachingProvider` in front of a provider that offers one: a cache
 /// never answers with a value another "process" replaced, with no change event at all.

@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// An in-memory upstream that counts what reaches it, can fail on demand, can be changed behind
 /// the cache's back (with an external event, a local one, or none), and can pause or jitter

@@ -6,7 +6,7 @@ import Testing
     static let declarations = """
         import AnyDefaults
         struct Layout: Codable { var columns: Int }
-        let defaults = Defaults(InMemoryProvider())
+        let defaults = Defaults(MemoryProvider())
         """
 
     @Test(arguments: [

@@ -109,7 +109,7 @@ import TestSupport
     /// Opening and closing 200 stores, each observed (half of them through a cache) and written,
     /// leaves no file descriptor, inotify watch or thread behind. Measured in a child process, so
     /// that tests running in parallel here do not disturb the counts.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fdinfo")), arguments: Backend.all)
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fdinfo")), arguments: Backend.all)  // portability-check: allowed, the test is enabled where /proc exists
     func manyStoresOpenedAndClosedLeaveNothingBehind(_ backend: Backend) throws {
         // In memory where there is a tmpfs: this is about what the process holds, and 200 stores
         // on a disk cost seconds of flushes.

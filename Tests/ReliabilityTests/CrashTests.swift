@@ -3,11 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A writer is killed with SIGKILL at random moments; after each kill a fresh process opens the
 /// store and checks that every acknowledged write is there, nothing is torn, and the write in

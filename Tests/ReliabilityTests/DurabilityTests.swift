@@ -34,7 +34,7 @@ struct DurabilityTests {
         Level(scheme: "sqlite", options: "", syncs: 0, reason: "synchronous=NORMAL in WAL mode syncs at checkpoints only"),
         Level(scheme: "sqlite", options: "durability=normal", syncs: 0, reason: "synchronous=NORMAL"),
         Level(scheme: "sqlite", options: "durability=full", syncs: 1, reason: "synchronous=FULL syncs the WAL at each commit"),
-        Level(scheme: "lmdb", options: "", syncs: 2, reason: "the data pages (fdatasync), then the meta page (O_DSYNC)"),
+        Level(scheme: "lmdb", options: "", syncs: 2, reason: "the data pages (fdatasync), then the meta page (O_DSYNC)"),  // portability-check: allowed, a reason, in words
         Level(scheme: "lmdb", options: "durability=synced", syncs: 2, reason: "as the default"),
         Level(scheme: "lmdb", options: "durability=nosync", syncs: 0, reason: "MDB_NOSYNC"),
         Level(

@@ -202,7 +202,7 @@ import TestSupport
             #expect(fromJSON?.code == .decodingFailed)
         }
         // Through the facade, which reports instead of throwing.
-        let defaults = Defaults(InMemoryProvider(), errorHandler: { _ in })
+        let defaults = Defaults(MemoryProvider(), errorHandler: { _ in })
         var value = Deep.array(depth: 5_000)
         defer { Deep.dismantle(&value) }
         #expect(throws: DefaultsError.self) { try defaults.throwing.set(value, forKey: "deep") }

@@ -96,7 +96,7 @@ import TestSupport
 
     @Test func facadeReportsNeverQuoteValues() throws {
         let reported = Failures()
-        let defaults = Defaults(InMemoryProvider(), errorHandler: { reported.record(($0.description)) })
+        let defaults = Defaults(MemoryProvider(), errorHandler: { reported.record(($0.description)) })
         defaults.set(Self.secret, forKey: "password")
         _ = defaults.integer(forKey: "password")
         _ = defaults.url(forKey: "password")

@@ -1,10 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A small file system of its own (a tmpfs of a given size, mounted on a fresh temporary
 /// directory), for tests of what a store does when the disk is full. Mounting needs root on Linux:

@@ -1,11 +1,7 @@
 import AnyDefaultsCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AnyDefaultsPlatform
 
 /// A child process that writes a store in a loop (`TestChild hold <store>`), stopped with SIGSTOP
 /// while it holds the store's write lock, for tests of what other writers do then. Continued and

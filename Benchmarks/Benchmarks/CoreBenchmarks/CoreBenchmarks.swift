@@ -17,14 +17,14 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    let memory = InMemoryProvider(["k": .int(1)])
-    Benchmark("InMemoryProvider read", configuration: kilo) { benchmark in
+    let memory = MemoryProvider(["k": .int(1)])
+    Benchmark("MemoryProvider read", configuration: kilo) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try memory.value(forKey: "k"))
         }
     }
     Paired.register(
-        "Paired: InMemoryProvider read vs bare Mutex read", repetitions: 1000,
+        "Paired: MemoryProvider read vs bare Mutex read", repetitions: 1000,
         subject: { count in for _ in 0..<count { blackHole(try memory.value(forKey: "k")) } },
         baseline: { count in for _ in 0..<count { blackHole(mutex.withLock { $0["k"] }) } })
 
@@ -52,7 +52,7 @@ private func cachingBenchmarks() {
         }
     }
 
-    let cache = InMemoryProvider(values).cached()
+    let cache = MemoryProvider(values).cached()
     for key in values.keys { _ = try? cache.value(forKey: key) }
 
     for (type, key) in [("String", "ui.theme"), ("Int", "launchCount"), ("Bool", "onboarded"), ("Double", "volume")] {

@@ -7,5 +7,5 @@ import BenchmarkSupport
 // target registers the same reads over itself), so the difference is what the facade adds.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: standardMetrics, maxDuration: .seconds(2))
-    CachedReadBenchmarks.register(prefix: "", name: "facade-memory") { _ in InMemoryProvider() }
+    CachedReadBenchmarks.register(prefix: "", name: "facade-memory") { _ in MemoryProvider() }
 }

@@ -24,7 +24,7 @@ let benchmarks: @Sendable () -> Void = {
     let cheap = Benchmark.Configuration(scalingFactor: .kilo)
 
     // Reads of one key holding 42, through Defaults and through two models.
-    let defaults = Defaults(InMemoryProvider(["model.count": .int(42)]))
+    let defaults = Defaults(MemoryProvider(["model.count": .int(42)]))
     let model = BenchModel(store: defaults)
     let ignoring = IgnoringBenchModel(store: defaults)
     Benchmark("Baseline: Defaults typed read Int", configuration: cheap) { benchmark in
@@ -39,8 +39,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // Writes that change the value (each a change Observation is told of), each side on a store
     // of its own of the same kind.
-    let writeStore = Defaults(InMemoryProvider())
-    let modelStore = Defaults(InMemoryProvider())
+    let writeStore = Defaults(MemoryProvider())
+    let modelStore = Defaults(MemoryProvider())
     let writingModel = BenchModel(store: modelStore)
     Benchmark("Baseline: Defaults typed write Int", configuration: cheap) { benchmark in
         for index in benchmark.scaledIterations { writeStore[.modelCount] = index }

@@ -18,7 +18,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(2))
     let cheap = Benchmark.Configuration(scalingFactor: .kilo)
 
-    let provider = InMemoryProvider(["count": .int(42), "model.count": .int(42)]).cached()
+    let provider = MemoryProvider(["count": .int(42), "model.count": .int(42)]).cached()
     let defaults = Defaults(provider)
     let trackingByName = Defaults(provider, tracksReadsByName: true)
     let property = Default(.observedCount, store: defaults)
@@ -45,11 +45,11 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Writes that change the value (each reports a change, which Observation is told of).
-    let rawStore = InMemoryProvider().cached()
+    let rawStore = MemoryProvider().cached()
     Benchmark("Baseline: raw cached write Int", configuration: cheap) { benchmark in
         for index in benchmark.scaledIterations { try rawStore.setValue(.int(Int64(index)), forKey: "count") }
     }
-    let writeStore = Defaults(InMemoryProvider())
+    let writeStore = Defaults(MemoryProvider())
     Benchmark("Defaults typed write Int (Observation told)", configuration: cheap) { benchmark in
         for index in benchmark.scaledIterations { writeStore[.observedCount] = index }
     }

@@ -17,8 +17,8 @@ import Synchronization
 final class Fixtures: Sendable {
     let provider: PostgreSQLProvider
     let cached: CachingProvider<PostgreSQLProvider>
-    let memoryCached: CachingProvider<InMemoryProvider>
-    let memory: InMemoryProvider
+    let memoryCached: CachingProvider<MemoryProvider>
+    let memory: MemoryProvider
     let raw: PostgresConnection
     private let counter = Mutex<Int64>(0)
     static let batchKeys = (0..<1000).map { "batch.\($0)" }
@@ -37,8 +37,8 @@ final class Fixtures: Sendable {
         options.applicationName = "bench-cached"
         options.namespace = "bench-cached-\(UUID().uuidString)"
         cached = try PostgreSQLProvider(options: options).cached()
-        memory = InMemoryProvider()
-        memoryCached = InMemoryProvider().cached()
+        memory = MemoryProvider()
+        memoryCached = MemoryProvider().cached()
         for store in [provider, memory] as [any DefaultsProvider] { try store.setValue(.int(42), forKey: "read") }
         try memoryCached.setValue(.int(42), forKey: "read")
         try cached.setValue(.int(42), forKey: "read")
@@ -131,8 +131,8 @@ let benchmarks: @Sendable () -> Void = {
         let cached = try fixtures.value().memoryCached
         for _ in 0..<count { blackHole(try cached.value(forKey: "read")) }
     }
-    Paired.register("Paired: read, PostgreSQLProvider (replica) vs InMemoryProvider", repetitions: 1000, subject: replicaRead, baseline: memoryRead)
-    Paired.register("Paired: cached read, PostgreSQLProvider vs InMemoryProvider", repetitions: 1000, subject: cachedRead, baseline: memoryCachedRead)
+    Paired.register("Paired: read, PostgreSQLProvider (replica) vs MemoryProvider", repetitions: 1000, subject: replicaRead, baseline: memoryRead)
+    Paired.register("Paired: cached read, PostgreSQLProvider vs MemoryProvider", repetitions: 1000, subject: cachedRead, baseline: memoryCachedRead)
 
     // One write, committed: the provider's statement (revision, upsert, notify) vs a raw upsert.
     let providerWrite: (Int) throws -> Void = { count in

@@ -191,10 +191,10 @@ case "json-write-bare", "json-write-provider", "json-write-nowatch", "json-write
         try measure(scenario, count) { try provider.setValue(.int(Int64($0 & 1)), forKey: "counter") }
     }
 case "tracked-read-int":
-    let defaults = Defaults(InMemoryProvider(["count": .int(42), "model.count": .int(42)]).cached())
+    let defaults = Defaults(MemoryProvider(["count": .int(42), "model.count": .int(42)]).cached())
     measure(scenario, count) { _ in keep(defaults[.benchCount]) }
 case "cached-read-int", "typed-read-int", "cached-read-string", "typed-read-string":
-    try cachedReads(InMemoryProvider())
+    try cachedReads(MemoryProvider())
 default:
     print("unknown scenario \(scenario)")
     exit(2)

@@ -1,7 +1,7 @@
 /// How a ``CachingProvider`` has been doing since it was created or its statistics were last reset.
 ///
 /// ```swift
-/// let store = InMemoryProvider().cached()
+/// let store = MemoryProvider().cached()
 /// _ = try store.value(forKey: "a")   // miss: read from the upstream
 /// _ = try store.value(forKey: "a")   // hit
 /// print(store.statistics.hitRate)    // 0.5

@@ -2,7 +2,7 @@ extension DefaultsProvider {
     /// This provider behind a read-through, write-through cache; see ``CachingProvider``.
     ///
     /// ```swift
-    /// let store = InMemoryProvider().cached()
+    /// let store = MemoryProvider().cached()
     /// ```
     public func cached() -> CachingProvider<Self> {
         CachingProvider(self)

@@ -4,7 +4,7 @@ import Synchronization
 /// A settings store with the shape of `UserDefaults`, over any ``DefaultsProvider``.
 ///
 /// ```swift
-/// let defaults = Defaults(InMemoryProvider())          // or any backend
+/// let defaults = Defaults(MemoryProvider())          // or any backend
 ///
 /// defaults.set(true, forKey: "onboarded")
 /// let onboarded = defaults.bool(forKey: "onboarded")
@@ -113,7 +113,7 @@ public final class Defaults: Sendable {
     ///
     /// ```swift
     /// let defaults = Defaults(try SQLiteProvider(path: path))
-    /// let uncached = Defaults(InMemoryProvider(), cached: false)
+    /// let uncached = Defaults(MemoryProvider(), cached: false)
     /// ```
     ///
     /// - Parameters:

@@ -7,10 +7,10 @@ import Synchronization
 /// Thread-safe, with atomic batches and change events. Nothing persists beyond the instance.
 ///
 /// ```swift
-/// let store = InMemoryProvider(["onboarded": .bool(true)])
+/// let store = MemoryProvider(["onboarded": .bool(true)])
 /// try store.apply([.set("a", .int(1)), .remove("b")])
 /// ```
-public final class InMemoryProvider: DefaultsProvider {
+public final class MemoryProvider: DefaultsProvider {
     static let backend = "Memory"
 
     private let storage: Mutex<Entries>

@@ -8,10 +8,8 @@
 //   lmdb-write-nosync-raw | -provider | -observed | -cached     one MDB_NOSYNC write
 //   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
 //   json-write-bare | json-write-provider      one write of a 1 KiB settings file (run under strace -c too)
-//   json-write-nowatch | -monitor | -touchmonitor | -othermonitor
-//                                               the provider not watching the file, and beside it a
-//                                               FileChangeMonitor on the file (any change, touches
-//                                               only) or on another file of the directory
+//   json-write-nowatch | -otherstore            the provider not watching the file, and with another
+//                                               watched store in the same directory
 //   cached-read-int | typed-read-int | cached-read-string | typed-read-string
 //                                               a cached read, raw or through Defaults
 //   tracked-read-int                            the typed read of ObservationBenchmarks ("Tracked
@@ -169,15 +167,12 @@ case let name where name.hasPrefix("sqlite-batch-"):
         try measure(scenario, count) { index in try provider.apply(keys.map { .set($0, .int(Int64(index))) }) }
         keep(observation)
     }
-case "json-write-bare", "json-write-provider", "json-write-nowatch", "json-write-monitor", "json-write-touchmonitor", "json-write-othermonitor":
+case "json-write-bare", "json-write-provider", "json-write-nowatch", "json-write-otherstore":
     let path = directory.appendingPathComponent("settings.json").path
     let provider = try JSONFileProvider(path: path, options: .init(watchesExternalChanges: variant == "provider" || variant == "bare"))
-    let extra: FileChangeMonitor? = switch variant {
-    case "monitor": try FileChangeMonitor(watching: [path]) {}
-    case "touchmonitor": try FileChangeMonitor(watching: [path], trigger: .touchOrReplacement) {}
-    case "othermonitor": try FileChangeMonitor(watching: [path + ".other"]) {}
-    default: nil
-    }
+    // The file monitor is the backends' own machinery (package access): another watched store in
+    // the directory is how a program gets a second monitor there.
+    let extra: JSONFileProvider? = variant == "otherstore" ? try JSONFileProvider(path: path + ".other") : nil
     defer { keep(extra) }
     try provider.apply((0..<20).map { .set("settings.key\($0)", .string("a value of a typical length \($0)")) })
     if variant == "bare" {

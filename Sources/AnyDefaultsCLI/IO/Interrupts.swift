@@ -91,8 +91,8 @@ enum Interrupts {
     /// Removes what is left and ends the process with the status for `number`.
     private static func finish(_ number: Int32) -> Never {
         let (areas, status) = state.withLock { (Array($0.areas.values), $0.statuses[number] ?? 128 + number) }
+        FileReplacement.removeTemporaryFilesInProgress(refusingNewOnes: true)
         for area in areas { area.remove() }
-        FileReplacement.removeTemporaryFilesInProgress()
         // The command may still be writing (a second signal, or a step that would not end): for a
         // moment, remove again what a write under way recreates, until nothing comes back.
         var quiet = 0

@@ -130,12 +130,12 @@ package enum FileReplacement {
                 var info = stat()
                 guard fstat(descriptor, &info) == 0 else { throw .last("fstat", path: temporary) }
                 guard rename(temporary, path) == 0 else { throw .last("rename", path: path) }
-                inProgress.withLock { _ = $0.remove(temporary) }
+                inProgress.withLock { _ = $0.paths.remove(temporary) }
                 syncDirectory(of: path)
                 return info
             } catch {
                 unlink(temporary)
-                inProgress.withLock { _ = $0.remove(temporary) }
+                inProgress.withLock { _ = $0.paths.remove(temporary) }
                 throw error
             }
         }
@@ -187,13 +187,26 @@ package enum FileReplacement {
 
     // MARK: Temporary files
 
-    /// The temporary files of the replacements under way in this process.
-    private static let inProgress = Mutex<Set<String>>([])
+    /// The temporary files of the replacements under way in this process, and whether the
+    /// process is ending (no new one may be made).
+    private struct TemporaryFiles {
+        var paths: Set<String> = []
+        var refused = false
+    }
+
+    private static let inProgress = Mutex(TemporaryFiles())
 
     /// Removes the temporary files of the replacements under way in this process. For the
-    /// cleanup of a process that a signal ends: the replaced files stay as they were.
-    package static func removeTemporaryFilesInProgress() {
-        for path in inProgress.withLock({ $0 }) { unlink(path) }
+    /// cleanup of a process that a signal ends: the replaced files stay as they were. With
+    /// `refusingNewOnes`, for the process's last moment, a replacement that starts afterwards (on
+    /// another thread) fails instead of leaving a file: a temporary file is made and registered
+    /// under the same lock that this removal takes.
+    package static func removeTemporaryFilesInProgress(refusingNewOnes: Bool = false) {
+        inProgress.withLock { files in
+            if refusingNewOnes { files.refused = true }
+            for path in files.paths { unlink(path) }
+            files.paths = []
+        }
     }
 
     /// How old an unlocked temporary file must be before it counts as abandoned: covers the moment
@@ -234,12 +247,13 @@ package enum FileReplacement {
         let directory = directory(of: path)
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let temporary = (directory == "/" ? "" : directory) + "/" + temporaryPrefix(for: path) + "\(getpid())-" + random
-        inProgress.withLock { _ = $0.insert(temporary) }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            let failure = SystemCallError.last("open", path: temporary)
-            inProgress.withLock { _ = $0.remove(temporary) }
-            throw failure
+        let descriptor = try inProgress.withLock { files throws(SystemCallError) -> Int32 in
+            // The process is ending: a file made now would outlive the cleanup.
+            guard !files.refused else { throw SystemCallError(call: "open", path: temporary, number: ECANCELED) }
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { throw .last("open", path: temporary) }
+            files.paths.insert(temporary)
+            return descriptor
         }
         _ = flock(descriptor, LOCK_EX | LOCK_NB)
         return (descriptor, temporary)

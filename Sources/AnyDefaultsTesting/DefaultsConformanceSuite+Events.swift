@@ -233,7 +233,11 @@ extension DefaultsConformanceSuite {
             if events.count == seen + threads, events.last?.newValue != final ?? nil {
                 staleLast = staleLast ?? "after round \(round + 1) the last event holds \(ConformanceText.value(events.last?.newValue)), the key \(ConformanceText.value(final ?? nil))"
             }
+            // Events that did not come within the timeout fail the check below; waiting for them
+            // again in every later round would only make a provider without events hang for minutes.
+            let complete = events.count >= seen + threads
             seen = events.count
+            if !complete { break }
         }
         checker.check(
             .changeEventsConcurrentOrder, seen == threads * rounds, "one event per write of concurrent writers", key: "co.key",
@@ -252,21 +256,41 @@ extension DefaultsConformanceSuite {
 
 /// Collects events from any thread and waits for a number of them.
 final class EventRecorder: Sendable {
-    private let events = Mutex<[DefaultsChangeEvent]>([])
+    private struct State {
+        var events: [DefaultsChangeEvent] = []
+        /// Whether any event ever arrived (``clear()`` keeps it).
+        var received = false
+        /// Whether a wait ran out without any event ever having arrived.
+        var silent = false
+    }
 
-    func record(_ event: DefaultsChangeEvent) { events.withLock { $0.append(event) } }
+    private let state = Mutex(State())
 
-    func clear() { events.withLock { $0.removeAll() } }
+    func record(_ event: DefaultsChangeEvent) {
+        state.withLock {
+            $0.events.append(event)
+            $0.received = true
+        }
+    }
+
+    func clear() { state.withLock { $0.events.removeAll() } }
 
     /// Waits until `count` events arrived (at most `timeout` seconds), then a little longer to
-    /// catch events that should not come, and returns what arrived.
+    /// catch events that should not come, and returns what arrived. Once a wait has run out
+    /// without this recorder ever receiving an event, later waits are short: the checks fail
+    /// either way, and a provider without events would otherwise keep the group waiting the full
+    /// timeout at every step.
     func wait(for count: Int, timeout: Double = 2) -> [DefaultsChangeEvent] {
+        let timeout = state.withLock { $0.silent } ? min(timeout, 0.1) : timeout
         let deadline = Date().addingTimeInterval(timeout)
-        while events.withLock({ $0.count }) < count, Date() < deadline {
+        while state.withLock({ $0.events.count }) < count, Date() < deadline {
             usleep(1_000)
         }
         usleep(count == 0 ? 50_000 : 20_000)
-        return events.withLock { $0 }
+        return state.withLock {
+            if $0.events.count < count, !$0.received { $0.silent = true }
+            return $0.events
+        }
     }
 
     /// Events for messages.

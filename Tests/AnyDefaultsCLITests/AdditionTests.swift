@@ -5,7 +5,7 @@ import Testing
 
 /// `write KEY -array-add …` and `-dict-add …` (macOS `defaults`), and `domains`; run as the
 /// built executable.
-@Suite struct AdditionTests {
+@Suite(.ownThreads) struct AdditionTests {
     /// Adding to an absent key, to an array or dictionary, and refusing another type, on every
     /// persistent backend.
     @Test(arguments: StoreKind.persistent)

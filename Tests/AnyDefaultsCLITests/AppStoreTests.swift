@@ -5,7 +5,7 @@ import Testing
 
 /// `--app NAME` opens the store `Defaults.standard` of the app NAME writes to; run as the built
 /// executable, with a real program (`TestChild standard-write`) as the app.
-@Suite struct AppStoreTests {
+@Suite(.ownThreads) struct AppStoreTests {
     /// The app: a program of this package that writes through `Defaults.standard`.
     static let app = "TestChild"
 

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `bench`, `verify` and `tour`: they run, report, and leave no scratch storage behind.
-@Suite struct BenchVerifyTourTests {
+@Suite(.ownThreads) struct BenchVerifyTourTests {
     /// What is left in the sandbox's temporary and config directories.
     static func leftovers(_ cli: CLI) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: cli.path("tmp"))

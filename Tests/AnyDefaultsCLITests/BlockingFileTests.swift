@@ -7,7 +7,7 @@ import Testing
 /// file belongs is refused at once, every lock wait ends in "busy" (75), and the tool's own input
 /// and output files never block on open, while pipes, FIFOs with a writer, `/dev/stdin` and
 /// process substitution are read as streams.
-@Suite struct BlockingFileTests {
+@Suite(.ownThreads) struct BlockingFileTests {
     /// A FIFO planted where a store keeps a file.
     struct Plant: Sendable, CustomTestStringConvertible {
         var kind: StoreKind

@@ -8,7 +8,7 @@ import AnyDefaultsPlatform
 /// What the tool says matches what it does, in its own terms (store strings and options, not the
 /// Swift API): `verify` takes its store as every command does, `watch --help` describes `watch`,
 /// and backend messages that reach the tool name what a user of the tool can change.
-@Suite struct CommandWordingTests {
+@Suite(.ownThreads) struct CommandWordingTests {
     /// Help text with its line wrapping undone.
     static func help(_ cli: CLI, _ command: [String]) throws -> String {
         try cli.succeed(command + ["--help"]).standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")

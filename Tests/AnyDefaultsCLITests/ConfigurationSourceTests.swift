@@ -5,7 +5,7 @@ import Testing
 
 /// Errors that come from `ANYDEFAULTS_STORE` or the configuration file say so; run as the built
 /// executable.
-@Suite struct ConfigurationSourceTests {
+@Suite(.ownThreads) struct ConfigurationSourceTests {
     /// `memory:` is empty in each process: reading it is no error.
     @Test func memoryIsAlwaysThere() throws {
         try withTemporaryDirectory { directory in

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The SQLite and LMDB engines' safety through the real executable: files beside a store, files
 /// replaced under a running store, locks held by a stopped process, links.
-@Suite struct EngineSafetyTests {
+@Suite(.ownThreads) struct EngineSafetyTests {
     /// `read` on a SQLite store whose file is gone but whose `-wal` holds commits: an error, the
     /// log kept, no empty store created.
     @Test func readingAStoreWhoseFileIsGoneButWhoseLogHoldsCommitsFailsAndKeepsTheLog() throws {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `export` and `import`, and `migrate`: exact round trips between backends.
-@Suite struct ExportImportTests {
+@Suite(.ownThreads) struct ExportImportTests {
     /// Every edge value, under its name as the key.
     static let edgeStore = Dictionary(uniqueKeysWithValues: ConformanceValues.edgeCases.map { ($0.name, $0.value) })
 

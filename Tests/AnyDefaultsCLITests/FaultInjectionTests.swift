@@ -15,7 +15,7 @@ import Testing
 /// By default each command runs a fixed sample (every rename and unlink, one call of each other
 /// kind, chosen by a printed seed);
 /// `ANYDEFAULTS_TEETH=1` runs every call with all four variants.
-@Suite(.enabled(if: FaultShim.isSupported, "the fault shim interposes glibc through LD_PRELOAD: Linux only"))
+@Suite(.ownThreads, .enabled(if: FaultShim.isSupported, "the fault shim interposes glibc through LD_PRELOAD: Linux only"))
 struct FaultInjectionTests {
     static let teeth: Bool = {
         let value = ProcessInfo.processInfo.environment["ANYDEFAULTS_TEETH"] ?? ""

@@ -5,7 +5,7 @@ import Testing
 
 /// `~` in file arguments, as the tool receives it when no shell expanded it (quoted, after `=`,
 /// from a script): run as the built executable with `HOME` in the sandbox.
-@Suite struct HomePathTests {
+@Suite(.ownThreads) struct HomePathTests {
     @Test func aLeadingTildeInImportAndExportFilesIsTheHomeDirectory() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

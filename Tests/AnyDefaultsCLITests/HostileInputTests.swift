@@ -5,7 +5,7 @@ import Testing
 
 /// Bad input of every kind: a documented exit status, a message on standard error that names
 /// the problem (and the file), and never a crash.
-@Suite struct HostileInputTests {
+@Suite(.ownThreads) struct HostileInputTests {
     /// One bad invocation: its arguments (`$DIR` is the sandbox), the status and a part of the message.
     struct Case: CustomTestStringConvertible, Sendable {
         var arguments: [String]

@@ -5,7 +5,7 @@ import Testing
 
 /// An import is one atomic batch: an `import` killed with SIGKILL at any moment leaves the store
 /// as it was or holding the whole import, on every backend with atomic batches.
-@Suite struct ImportInterruptionTests {
+@Suite(.ownThreads) struct ImportInterruptionTests {
     static let old = Dictionary(uniqueKeysWithValues: (0..<50).map { ("old.\($0)", DefaultsValue.string("old value \($0)")) })
     static let new = Dictionary(uniqueKeysWithValues: (0..<10_000).map {
         ("key.\($0)", DefaultsValue.string(String(repeating: "settings ", count: 20) + "\($0)"))

@@ -5,7 +5,7 @@ import Testing
 
 /// Input the tool must refuse rather than change: numbers no double can hold, property lists that
 /// name a key twice, names that are not UTF-8 or too long to write.
-@Suite struct InputValidationTests {
+@Suite(.ownThreads) struct InputValidationTests {
     // MARK: Numbers
 
     static let outOfRange = [

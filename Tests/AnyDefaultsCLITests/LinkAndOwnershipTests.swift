@@ -7,7 +7,7 @@ import Testing
 /// UserDefaults suite file, an export. Links are written through (a dangling one's target is
 /// created, the link stays a link); a link planted by another user in a sticky, world-writable
 /// directory is not followed; a file written as root keeps its owner and mode.
-@Suite struct LinkAndOwnershipTests {
+@Suite(.ownThreads) struct LinkAndOwnershipTests {
     /// A file the tool writes, and the command that writes it.
     struct Target: Sendable, CustomTestStringConvertible {
         var name: String

@@ -7,7 +7,7 @@ import Testing
 /// `migrate` and `migrate --move`: a move deletes from its source only what it copied and what
 /// is still unchanged, never into a store that does not persist, and never onto the source itself
 /// reached by another spelling.
-@Suite struct MoveTests {
+@Suite(.ownThreads) struct MoveTests {
     // MARK: Destinations that do not persist
 
     @Test(arguments: StoreKind.persistent)

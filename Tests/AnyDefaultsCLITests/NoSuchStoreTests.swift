@@ -5,7 +5,7 @@ import Testing
 
 /// Reading commands never create a store, and errors that come from `ANYDEFAULTS_STORE` or the
 /// configuration file say so; run as the built executable.
-@Suite struct NoSuchStoreTests {
+@Suite(.ownThreads) struct NoSuchStoreTests {
     /// Every reading command, as run on a store.
     static let readingCommands: [[String]] = [
         ["read", "k"], ["read"], ["read", "--raw", "k"], ["read-type", "k"], ["keys"], ["keys", "--prefix", "a"], ["export"],

@@ -5,7 +5,7 @@ import Testing
 
 /// What the tool prints: output that cannot be written is an error (74), never a silent exit 0;
 /// and no key or path can make a message or a listed name print as two lines.
-@Suite struct OutputAndMessageTests {
+@Suite(.ownThreads) struct OutputAndMessageTests {
     // MARK: Output that cannot be written
 
     /// Where standard output goes: a full device, or a pipe nobody reads any more.

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `keys --prefix` and `delete --prefix` through the executable: a prefix query of the store's
 /// index, with the library's meaning of "under a prefix" (canonical forms, no wildcards).
-@Suite struct PrefixTests {
+@Suite(.ownThreads) struct PrefixTests {
     @Test(arguments: ["json", "sqlite", "lmdb"])
     func prefixesAreLiteralAndCanonical(kind: String) throws {
         try withTemporaryDirectory { directory in

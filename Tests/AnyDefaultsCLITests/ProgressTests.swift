@@ -5,7 +5,7 @@ import Testing
 
 /// Long jobs show progress on a terminal (and only there; the other tests check that piped runs
 /// print nothing on standard error). `script` gives the command a pseudo-terminal.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+@Suite(.ownThreads, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
 struct ProgressTests {
     /// Runs `anydefaults ARGUMENTS` on a pseudo-terminal and returns what it showed there.
     static func onTerminal(_ cli: CLI, _ arguments: [String]) throws -> (status: Int32, screen: String) {

@@ -6,7 +6,7 @@ import Testing
 /// A JSON or UserDefaults store file made read-only (`chmod 400`, `444`) in a writable directory:
 /// every reading command reads it; every writing command is refused with "permission denied"
 /// (77), also as root, and the file is left byte for byte.
-@Suite struct ReadOnlyStoreTests {
+@Suite(.ownThreads) struct ReadOnlyStoreTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var kind: StoreKind
         var mode: mode_t

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `read`, `write`, `delete` and `keys`, run as the built executable.
-@Suite struct ReadWriteTests {
+@Suite(.ownThreads) struct ReadWriteTests {
     @Test func writeThenReadEachType() throws {
         try withTemporaryDirectory { directory in
             let cli = try CLI(directory)

@@ -6,7 +6,7 @@ import Testing
 /// Temporary files: an export interrupted by SIGTERM, SIGINT or SIGHUP removes its own, and the
 /// ones a process that died left behind are removed the next time the output or store is opened,
 /// but only those that are certainly abandoned.
-@Suite struct TemporaryFileTests {
+@Suite(.ownThreads) struct TemporaryFileTests {
     static func temporaryFiles(in directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// `write KEY -int 5` and the other type flags of macOS `defaults write`, run as the built
 /// executable.
-@Suite struct TypeFlagTests {
+@Suite(.ownThreads) struct TypeFlagTests {
     /// Each flag, on every persistent backend, read back with its type.
     @Test(arguments: StoreKind.persistent)
     func eachFlagStoresItsType(_ kind: StoreKind) throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `watch` in one process sees the writes of other `anydefaults` processes.
-@Suite struct WatchTests {
+@Suite(.ownThreads) struct WatchTests {
     /// Writes `ready` from other processes until the watcher prints it, so that what follows
     /// happens while it watches.
     static func waitUntilWatching(_ watcher: RunningCLI, _ cli: CLI, store: String) throws -> Bool {

@@ -13,22 +13,6 @@ extension DefaultsKeys {
     static let tags = DefaultsKey<[String]>("tags", default: [])
 }
 
-/// Waits until `condition` holds, or records a failure after `seconds`. Awaits between checks, so
-/// that the main queue keeps running (for what is delivered there); runs on the caller's actor.
-func eventually(
-    within seconds: Double = 5, _ comment: Comment? = nil, isolation: isolated (any Actor)? = #isolation,
-    sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
-) async {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record(comment ?? "the condition did not hold within \(seconds) s", sourceLocation: sourceLocation)
-            return
-        }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-}
-
 /// Whether this code runs on the main queue, where the main actor runs (under `swift test` on
 /// Linux a worker thread drains it, not the main thread).
 func isOnMainQueue() -> Bool {
@@ -40,17 +24,6 @@ private let mainQueueKey: DispatchSpecificKey<Bool> = {
     DispatchQueue.main.setSpecific(key: key, value: true)
     return key
 }()
-
-/// Waits (blocking) until `condition` holds or `seconds` pass; returns whether it holds.
-@discardableResult
-func waitUntil(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        usleep(1_000)
-    }
-    return true
-}
 
 /// A subscriber that asks for `initialDemand` values, then for more only when told to, and checks
 /// that it is never called from two threads at once.

@@ -23,14 +23,14 @@ import TestSupport
             ]
 
             try Backend.writeFromAnotherProcess(configuration, ["count=7", "volume=1"])
-            await eventually { counts.all == [0, 7] && volumes.all.count == 2 && objectChanges.all.count == 1 }
+            #expect(await eventually { counts.all == [0, 7] && volumes.all.count == 2 && objectChanges.all.count == 1 })
             #expect(volumes.all == ["0.5 0.5", "1.0 0.5"])  // published before the property changed
             #expect(model.volume == 1)
             #expect(objectChanges.all == [true])  // on the main queue
             #expect(snapshots.all.first == 0 && snapshots.all.last == 7)
 
             try Backend.writeFromAnotherProcess(configuration, ["-count"])
-            await eventually { counts.all == [0, 7, 0] }
+            #expect(await eventually { counts.all == [0, 7, 0] })
             cancellables.removeAll()
         }
     }

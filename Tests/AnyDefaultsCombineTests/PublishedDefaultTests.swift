@@ -62,7 +62,7 @@ import TestSupport
         #expect(seen.all == ["0.5 light \(setter)", "0.8 light \(setter)"])
 
         await Task.detached { defaults[.volume] = 0.2 }.value  // elsewhere, on another thread
-        await eventually { seen.all.count == 3 }
+        #expect(await eventually { seen.all.count == 3 })
         #expect(seen.all.last?.hasSuffix("main") == true)
         #expect(model.volume == 0.2)
         try await Task.sleep(for: .milliseconds(100))
@@ -97,7 +97,7 @@ import TestSupport
         #expect(changes.all == [true, true])
 
         await Task.detached { defaults[.tags] = ["b", "c"] }.value
-        await eventually { changes.all.count == 3 && model.tags == ["b", "c"] }
+        #expect(await eventually { changes.all.count == 3 && model.tags == ["b", "c"] })
         #expect(changes.all == [true, true, true])
         #expect(tags.all == [[], ["a"], ["b", "c"]])
         cancellables.removeAll()

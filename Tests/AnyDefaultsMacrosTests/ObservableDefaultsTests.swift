@@ -78,14 +78,14 @@ import Testing
             #expect(scrubbing.all.count == 1)
 
             other.volume = 0.9                         // the same property through another model
-            try await eventually { volume.all.count == 1 }
+            #expect(await eventually { volume.all.count == 1 })
             #expect(settings.volume == 0.9)
 
             // A change through the store (any Defaults on it) reaches the property's observers.
             let again = track { _ = settings.volume }
             let name = track { _ = settings.name }
             defaults.set(0.1, forKey: "player.volume")
-            try await eventually { again.all.count == 1 }
+            #expect(await eventually { again.all.count == 1 })
             settle(defaults)
             #expect(name.all.isEmpty)
             #expect(settings.volume == 0.1)
@@ -102,7 +102,7 @@ import Testing
 
             try store.writeFromAnotherProcess(["player.launches=7"])
 
-            try await eventually { launches.all.count == 1 }
+            #expect(await eventually { launches.all.count == 1 })
             #expect(settings.launches == 7)
             settle(store.defaults)
             #expect(volume.all.isEmpty)

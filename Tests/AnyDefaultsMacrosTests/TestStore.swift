@@ -58,18 +58,6 @@ func settle(_ defaults: Defaults) {
     observation.cancel()
 }
 
-/// Waits until `condition` holds, recording an issue after `seconds`.
-func eventually(within seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition did not hold within \(seconds) s", sourceLocation: sourceLocation)
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
 /// Counts calls from any thread.
 final class Counter: Sendable {
     private let value = Mutex(0)

@@ -57,7 +57,7 @@ extension StandardStoreTests {
                 if printed.all.count == 2 { break }
             }
         }
-        try await eventually { printed.all.count == 1 }
+        #expect(await eventually { printed.all.count == 1 })
         preferences.volume = 0.3
         await task.value
         #expect(printed.all == [0.5, 0.3])

@@ -168,18 +168,7 @@ func settle(_ defaults: Defaults, sourceLocation: SourceLocation = #_sourceLocat
     let observation = defaults.observe(keys: [marker]) { _ in seen.increment() }
     defaults.set(true, forKey: marker)
     defaults.removeObject(forKey: marker)
-    waitUntil(sourceLocation: sourceLocation) { seen.count == 2 }
+    #expect(waitUntil { seen.count == 2 }, sourceLocation: sourceLocation)
     observation.cancel()
 }
 
-/// Polls `condition` until it holds, recording an issue after `seconds`.
-func waitUntil(within seconds: Double = 5, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition did not hold within \(seconds) s", sourceLocation: sourceLocation)
-            return
-        }
-        Thread.sleep(forTimeInterval: 0.001)
-    }
-}

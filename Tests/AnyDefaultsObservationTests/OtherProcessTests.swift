@@ -24,7 +24,7 @@ import Testing
             #expect(result.status == 0, "\(result.standardError)")
 
             #expect(try await first(2, of: values) == [1, 7])
-            try await eventually { tracked.count == 1 && modelTracked.count == 1 }
+            #expect(await eventually { tracked.count == 1 && modelTracked.count == 1 })
             #expect(defaults[Self.count] == 7)
             #expect(model.count == 7)
             #expect(untouched.count == 0)
@@ -36,14 +36,3 @@ final class PlayerCounter: DefaultsModel {
     @Setting("count") var count = 0
 }
 
-/// Waits until `condition` holds, failing after `seconds`.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition did not hold within \(seconds) s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}

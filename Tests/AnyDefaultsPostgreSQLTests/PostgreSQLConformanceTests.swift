@@ -17,7 +17,7 @@ private func suite(cached: Bool) throws -> DefaultsConformanceSuite {
         child: .product(named: "TestChild", arguments: ["conformance"], environment: [DefaultsConformanceVerifier.storeVariable: store]))
 }
 
-@Suite struct PostgreSQLConformanceTests {
+@Suite(.ownThreads) struct PostgreSQLConformanceTests {
     @Test(arguments: DefaultsConformanceSuite.Group.allCases)
     func plain(_ group: DefaultsConformanceSuite.Group) throws { note(try suite(cached: false).run(group), "plain") }
 

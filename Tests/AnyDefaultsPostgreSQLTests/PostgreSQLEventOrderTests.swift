@@ -11,7 +11,7 @@ import TestSupport
 /// catch-up reads each key once, however many commits changed it; it must not fold one of our
 /// commits into a later one (the cause of `changeEvents.concurrentOrder` missing an event), and
 /// a catch-up sent from the event loop must not overtake a write sent before it.
-@Suite struct PostgreSQLEventOrderTests {
+@Suite(.ownThreads) struct PostgreSQLEventOrderTests {
     @Test(arguments: [false, true])
     func everyOwnWriteReportsItsEventWhileAnotherConnectionWritesTheSameKey(cached: Bool) async throws {
         let (threads, writes, foreign) = (4, 40, 120)
@@ -34,10 +34,10 @@ import TestSupport
                     failures.withLock { $0.append("\(error)") }
                 }
             }
-            _ = eventually { Outcome(events.all).own.count >= threads * writes }
+            _ = waitUntil { Outcome(events.all).own.count >= threads * writes }
             try plain.refresh()
             let final = try plain.value(forKey: "k")
-            _ = eventually { events.all.last?.newValue == final }
+            _ = waitUntil { events.all.last?.newValue == final }
             return Outcome(events.all, final: final, failures: failures.withLock { $0 })
         }
         #expect(outcome.failures.isEmpty)
@@ -81,7 +81,7 @@ import TestSupport
 /// must still hear other machines: it must not join the namespace that is leaving the session
 /// (which no longer hears notifications or heartbeats). The race, step by step: the opening
 /// instance finds the namespace, the closing one leaves it, then the opening one joins.
-@Suite struct PostgreSQLNamespaceLifetimeTests {
+@Suite(.ownThreads) struct PostgreSQLNamespaceLifetimeTests {
     @Test func anInstanceOpenedWhileTheLastOneClosesHearsOtherMachines() async throws {
         // Asserted here, not on the blocking thread: an issue recorded there names no test.
         let (joined, sameNamespace, heard) = try await BlockingWork.run { () throws -> (Bool, Bool, Bool) in
@@ -97,7 +97,7 @@ import TestSupport
             let sameNamespace = session.namespace(named: namespace) === found
             let here = try PostgreSQLProvider(url: store)
             try there.setValue(.int(7), forKey: "k")
-            return (joined, sameNamespace, eventually { (try? here.value(forKey: "k")) == .int(7) })
+            return (joined, sameNamespace, waitUntil { (try? here.value(forKey: "k")) == .int(7) })
         }
         #expect(!joined, "the namespace its last instance left takes no new one")
         #expect(!sameNamespace, "the session gives a new instance a new namespace")
@@ -109,7 +109,7 @@ import TestSupport
 /// holds, not with this process's replica, and removes atomically per key: a key another client
 /// changed is kept even when the replica has not heard of the change yet (here it never will: the
 /// change is made by hand, without a notification or a new revision).
-@Suite struct PostgreSQLCompareAndRemoveTests {
+@Suite(.ownThreads) struct PostgreSQLCompareAndRemoveTests {
     @Test func aKeyChangedOnTheServerIsKeptWhateverTheReplicaHolds() async throws {
         let (removed, after) = try await BlockingWork.run { () throws -> ([String], [String: DefaultsValue]) in
             let cluster = try PostgreSQLCluster.shared()

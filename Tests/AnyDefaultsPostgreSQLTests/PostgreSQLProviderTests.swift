@@ -6,7 +6,7 @@ import TestSupport
 
 /// The provider against the shared throwaway cluster: opening by store string, the replica,
 /// namespaces, the schema, changes from other connections and processes, and the async writes.
-@Suite struct PostgreSQLProviderTests {
+@Suite(.ownThreads) struct PostgreSQLProviderTests {
     @Test func opensByStoreStringThroughTheStandardRegistry() throws {
         let cluster = try PostgreSQLCluster.shared()
         let namespace = freshNamespace()
@@ -146,7 +146,7 @@ import TestSupport
         try there.apply([.set("flag", .bool(true)), .set("limit", .int(20))])
         try there.removeValue(forKey: "limit")
         // Commits read together come once per key: "limit" may come and go unseen.
-        #expect(eventually { events.values(of: "flag") == [.bool(true)] && (events.values(of: "limit").isEmpty || events.values(of: "limit").last == .some(nil)) })
+        #expect(waitUntil { events.values(of: "flag") == [.bool(true)] && (events.values(of: "limit").isEmpty || events.values(of: "limit").last == .some(nil)) })
         #expect(events.all.allSatisfy { $0.origin == .external })
         #expect(try here.value(forKey: "flag") == .bool(true))
         #expect(try here.value(forKey: "limit") == nil)
@@ -162,7 +162,7 @@ import TestSupport
         #expect(result.status == 0, "\(result.standardError)")
         // Commits read together arrive once per key, in commit order (a key at its last change);
         // "a" may come and go unseen.
-        #expect(eventually { events.values(of: "c") == [.int(3)] })
+        #expect(waitUntil { events.values(of: "c") == [.int(3)] })
         #expect(events.values(of: "b") == [.int(2)])
         #expect(events.values(of: "a").last ?? nil == nil)
         #expect(events.all.filter { $0.key != "a" }.map(\.key) == ["b", "c"])

@@ -7,7 +7,7 @@ import TestSupport
 /// Failures of the connection and the server, each on a cluster of its own (they would disturb
 /// the other tests): no change is lost across a killed connection or a server restart, reads go
 /// on from the replica while the server is away, and writes fail clearly instead of hanging.
-@Suite(.serialized) struct PostgreSQLReconnectionTests {
+@Suite(.ownThreads, .serialized) struct PostgreSQLReconnectionTests {
     /// Writes `count` distinct keys through `writer`, retrying each until it commits (a write
     /// whose connection died may or may not have committed; writing the same value again is
     /// harmless), and calls `disrupt` once a third of them are written.
@@ -33,7 +33,7 @@ import TestSupport
     /// its replica.
     private func expectNothingLost(_ events: EventLog, _ listener: PostgreSQLProvider, count: Int) throws {
         let keys = { Set(events.all.map(\.key).filter { $0.hasPrefix("k") }) }
-        let heard = eventually(timeout: .seconds(30)) { keys().count == count }
+        let heard = waitUntil(within: .seconds(30)) { keys().count == count }
         let missing = (0..<count).map { "k\($0)" }.filter { !keys().contains($0) }
         #expect(heard, "lost \(missing.count) change(s): \(missing.prefix(10))")
         for index in 0..<count {
@@ -71,7 +71,7 @@ import TestSupport
             // pg_terminate_backend on the listener's connection, once while it may come back at
             // once, then while it cannot log in until the writes are done.
             terminated.append(try cluster.terminateConnections(of: "listener"))
-            #expect(eventually { (try? cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'listener'")) == "1\n" })
+            #expect(waitUntil { (try? cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'listener'")) == "1\n" })
             try lockOut(cluster, true)
             terminated.append(try cluster.terminateConnections(of: "listener"))
         }
@@ -129,7 +129,7 @@ import TestSupport
         #expect(try store.value(forKey: "a") == .int(1))
 
         try cluster.startServerOnly()
-        #expect(eventually(timeout: .seconds(20)) { (try? store.setValue(.int(3), forKey: "a")) != nil })
+        #expect(waitUntil(within: .seconds(20)) { (try? store.setValue(.int(3), forKey: "a")) != nil })
         #expect(try store.value(forKey: "a") == .int(3))
     }
 }

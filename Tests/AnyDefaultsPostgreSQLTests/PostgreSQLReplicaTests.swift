@@ -8,7 +8,7 @@ import TestSupport
 /// catch-ups read at one moment and applied later (after the answers sent before them, as the
 /// namespace orders them). Every value written is new, so each event names the commit it came
 /// from.
-@Suite struct PostgreSQLReplicaTests {
+@Suite(.ownThreads) struct PostgreSQLReplicaTests {
     @Test(arguments: 0..<8)
     func everyOwnCommitReportsItsChangesInCommitOrderAndTheReplicaEndsLikeTheServer(_ run: Int) {
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))

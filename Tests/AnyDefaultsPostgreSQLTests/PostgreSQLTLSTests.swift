@@ -6,7 +6,7 @@ import TestSupport
 /// TLS against a real server: one cluster with `ssl=on` (its certificate names `localhost` only,
 /// signed by a throwaway authority) for every test here, and the shared cluster without TLS.
 /// Every connection logs in over TCP with the cluster's scram-sha-256 password.
-@Suite struct PostgreSQLTLSTests {
+@Suite(.ownThreads) struct PostgreSQLTLSTests {
     private static let untrusted = "TLS: the server's certificate is not signed by a trusted authority"
 
     /// A store string over TCP to `host` on `cluster`, with the password and `options`; the

@@ -15,17 +15,6 @@ func openOverTCP(_ cluster: PostgreSQLCluster, namespace: String) throws -> Post
     try PostgreSQLProvider(url: cluster.tcpStoreString(namespace: namespace, options: "&password=\(cluster.password)"))
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.005)
-    }
-    return try condition()
-}
-
 extension EventLog {
     /// The values `key` took, event by event.
     func values(of key: String) -> [DefaultsValue?] { all.filter { $0.key == key }.map(\.newValue) }

@@ -8,7 +8,7 @@ import Testing
 /// The suite's teeth: every deliberately broken provider (one per way real backends break the
 /// contract, see `Defect`) fails the check named for its defect, by its stable identifier, and the
 /// same provider without a defect passes every group, child-process groups included.
-@Suite struct BrokenFileProviderTests {
+@Suite(.ownThreads) struct BrokenFileProviderTests {
     /// The broken providers run whole conformance groups, with child processes and kills: about a
     /// third of the package's test time, which would take CI past its limit. They run when
     /// `ANYDEFAULTS_TEETH` is set (not "0"): `ANYDEFAULTS_TEETH=1 swift test --skip-build --filter

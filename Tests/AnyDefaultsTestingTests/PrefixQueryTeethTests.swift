@@ -3,10 +3,11 @@ import AnyDefaultsMemory
 import AnyDefaultsTesting
 import Foundation
 import Testing
+import TestSupport
 
 /// The prefix-query check must fail providers whose prefix queries are wrong in the ways an index
 /// gets them wrong, and pass the in-memory provider.
-@Suite struct PrefixQueryTeethTests {
+@Suite(.ownThreads) struct PrefixQueryTeethTests {
     /// An in-memory provider with one defect in its prefix queries.
     final class BrokenPrefixProvider: DefaultsProvider {
         enum Defect: String, CaseIterable, Sendable {

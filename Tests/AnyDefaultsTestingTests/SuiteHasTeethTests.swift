@@ -3,11 +3,12 @@ import AnyDefaultsMemory
 import AnyDefaultsTesting
 import Foundation
 import Testing
+import TestSupport
 
 /// The conformance suite must fail every in-memory provider that breaks the contract, naming the
 /// check that caught it, and pass the same provider without a defect and `MemoryProvider`. The
 /// file-backed broken providers, which also break across processes, are in BrokenFileProviderTests.
-@Suite struct SuiteHasTeethTests {
+@Suite(.ownThreads) struct SuiteHasTeethTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var defect: BrokenProvider.Defect
         var check: ConformanceCheck
@@ -30,18 +31,22 @@ import Testing
         Case(defect: .removeAbsentThrows, check: .removalAbsent),
     ]
 
+    /// The harness on `defect`. A broken provider runs with a short timeout: the suite waits that
+    /// long for each event a provider without events never sends (the default, 20 s a wait, kept
+    /// this suite running for minutes); the harness without a defect keeps the default.
     static func suite(for defect: BrokenProvider.Defect) -> DefaultsConformanceSuite {
-        DefaultsConformanceSuite(capabilities: [.persistent, .atomicBatch]) { storage in
+        let options = DefaultsConformanceSuite.Options(timeout: defect == .none ? .seconds(20) : .seconds(3))
+        return DefaultsConformanceSuite(capabilities: [.persistent, .atomicBatch], options: options) { storage in
             BrokenProvider(defect, identifier: storage.identifier)
         }
     }
 
     @Test(arguments: cases)
-    func brokenProviderFailsTheRightCheck(_ testCase: Case) throws {
+    func brokenProviderFailsTheRightCheck(_ testCase: Case) async throws {
         let suite = Self.suite(for: testCase.defect)
         guard let group = testCase.check.group else { throw CancellationError() }
         do {
-            let report = try suite.report(group)
+            let report = try await BlockingWork.run { try suite.report(group) }
             Issue.record("\(testCase.defect) passed \(report) but should fail [\(testCase.check)]")
         } catch let failure as ConformanceFailure {
             let item = failure.items.first { $0.id == testCase.check }
@@ -56,8 +61,8 @@ import Testing
         }
     }
 
-    @Test func theSameHarnessWithoutADefectPassesEveryGroupItCanRun() throws {
-        let reports = try Self.suite(for: .none).run()
+    @Test func theSameHarnessWithoutADefectPassesEveryGroupItCanRun() async throws {
+        let reports = try await BlockingWork.run { try Self.suite(for: .none).run() }
         #expect(reports.map(\.group) == DefaultsConformanceSuite.Group.allCases.map(\.rawValue))
         let ran = reports.filter { !$0.isSkipped }
         #expect(ran.allSatisfy { $0.checks > 0 })
@@ -65,18 +70,18 @@ import Testing
         #expect(Set(reports.filter(\.isSkipped).map(\.group)) == ["restart", "externalChanges", "multiProcess", "crashAtomicity"])
     }
 
-    @Test func inMemoryProviderPassesAndSkipsWhatItDoesNotClaim() throws {
+    @Test func inMemoryProviderPassesAndSkipsWhatItDoesNotClaim() async throws {
         let suite = DefaultsConformanceSuite { _ in MemoryProvider() }
         #expect(suite.capabilities == MemoryProvider().capabilities)
-        let reports = try suite.run()
+        let reports = try await BlockingWork.run { try suite.run() }
         let skipped = Set(reports.filter(\.isSkipped).map(\.group))
         #expect(skipped == ["persistence", "restart", "externalChanges", "multiProcess", "crashAtomicity"])
         #expect(reports.filter { !$0.isSkipped }.allSatisfy { $0.checks > 0 })
     }
 
-    @Test func everyFailureIsListedWithItsCheckAndTheSeed() throws {
+    @Test func everyFailureIsListedWithItsCheckAndTheSeed() async throws {
         do {
-            try Self.suite(for: .keysMissOne).run()
+            _ = try await BlockingWork.run { try Self.suite(for: .keysMissOne).run() }
             Issue.record("keysMissOne passed the whole suite")
         } catch let failure as ConformanceFailure {
             let lines = failure.description.components(separatedBy: "\n")
@@ -89,7 +94,7 @@ import Testing
     }
 
     /// From XCTest a group is called the same way; the thrown failure is what makes it fail.
-    @Test func aFailureIsAThrownError() {
-        #expect(throws: ConformanceFailure.self) { try Self.suite(for: .noChangeEvents).changeEvents() }
+    @Test func aFailureIsAThrownError() async {
+        await #expect(throws: ConformanceFailure.self) { try await BlockingWork.run { try Self.suite(for: .noChangeEvents).changeEvents() } }
     }
 }

@@ -10,7 +10,7 @@ import XCTest
 
 /// How the suite reports: skipped groups never pass, failures are readable and name stable
 /// checks, capabilities are checked, every check is documented.
-@Suite struct SuiteReportingTests {
+@Suite(.ownThreads) struct SuiteReportingTests {
     static let memory = DefaultsConformanceSuite { _ in MemoryProvider() }
 
     // MARK: Skipping
@@ -71,33 +71,33 @@ import XCTest
     // MARK: Messages
 
     /// A failure of `defect`'s group.
-    static func failure(_ defect: Defect) throws -> ConformanceFailure {
+    static func failure(_ defect: Defect) async throws -> ConformanceFailure {
         do {
-            _ = try BrokenFileProviderTests.suite(defect).report(defect.group)
+            _ = try await BlockingWork.run { try BrokenFileProviderTests.suite(defect).report(defect.group) }
         } catch let failure as ConformanceFailure {
             return failure
         }
         throw CancellationError()
     }
 
-    @Test func longKeysAreCutWithTheirLength() throws {
-        let failure = try Self.failure(.truncatesLongKeys)
+    @Test func longKeysAreCutWithTheirLength() async throws {
+        let failure = try await Self.failure(.truncatesLongKeys)
         let item = try #require(failure.items.first { $0.id == .keysLong && $0.key?.utf8.count ?? 0 > 16_000 })
         #expect(item.description.contains(#"(key "long.kkkkkkkkkk"#))
         #expect(item.description.contains(#"kkkk"… (16389 UTF-8 bytes))"#), "\(item)")
         #expect(item.description.count < 2_000)
     }
 
-    @Test func canonicallyEquivalentSpellingsAreShownEscapedAndADuplicateIsNamed() throws {
-        let failure = try Self.failure(.ignoresCanonicalEquivalence)
+    @Test func canonicallyEquivalentSpellingsAreShownEscapedAndADuplicateIsNamed() async throws {
+        let failure = try await Self.failure(.ignoresCanonicalEquivalence)
         let text = failure.description
         #expect(text.contains(#""canon.0.cafe\u{301}""#) || text.contains(#""canon.0.caf\u{E9}""#), "\(text)")
         let duplicate = try #require(failure.items.first { $0.actual.contains("listed 2 times") })
         #expect(duplicate.actual.contains(#"(as ""#), "\(duplicate)")
     }
 
-    @Test func valuesShowWhereTheyDiffer() throws {
-        let failure = try Self.failure(.nestedNegativeZeroCollapsed)
+    @Test func valuesShowWhereTheyDiffer() async throws {
+        let failure = try await Self.failure(.nestedNegativeZeroCollapsed)
         let item = try #require(failure.items.first { $0.id == .roundTripsNested && $0.check.contains("-0.0 and 0.0") })
         #expect(item.actual.contains("they differ at [0]: .double(0.0 [0x0]) instead of .double(-0.0 [0x8000000000000000])"), "\(item)")
     }

@@ -27,7 +27,12 @@ struct BackendConformance: Sendable {
         if backend == .userDefaults {
             cleanup = { storage in try UserDefaultsProvider.removeSuite(named: storage.identifier) }
         }
-        self.init(store: backend.store(in: "{dir}", suite: "{id}"), capabilities: backend.capabilities, cleanup: cleanup)
+        var store = backend.store(in: "{dir}", suite: "{id}")
+        // Every suite of this process shares the preferences directory's lock: with all groups
+        // running at once, rewriting suites of 70 000 entries, a writer can wait longer than the
+        // default 10 s (and fail with `busy`).
+        if backend == .userDefaults { store += "?locktimeout=120" }
+        self.init(store: store, capabilities: backend.capabilities, cleanup: cleanup)
     }
 
     /// Runs `group` on the backend, plain or cached, on a thread of its own (see `BlockingWork`);

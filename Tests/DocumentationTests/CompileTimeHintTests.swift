@@ -1,8 +1,9 @@
 import Testing
+import TestSupport
 
 /// What the compiler says to a new user: a `Codable` type that did not adopt `DefaultsCodable`
 /// gets a message that names the fix, not "requires that 'Layout' conform to 'DefaultsSerializable'".
-@Suite struct CompileTimeHintTests {
+@Suite(.ownThreads) struct CompileTimeHintTests {
     static let declarations = """
         import AnyDefaults
         struct Layout: Codable { var columns: Int }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Every Swift block of README.md and Docs/*.md compiles as shown: with exactly the imports its
 /// example shows, against the modules this package built (see `MarkdownExample` for the rules).
 /// A new page or a new block is picked up without any change here.
-@Suite struct DocumentationExamplesTests {
+@Suite(.ownThreads) struct DocumentationExamplesTests {
     static let documents: [String] = {
         let docs = (try? FileManager.default.contentsOfDirectory(atPath: SwiftCompiler.root.appendingPathComponent("Docs").path)) ?? []
         return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "Docs/\($0)" }

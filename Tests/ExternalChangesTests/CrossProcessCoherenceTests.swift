@@ -9,7 +9,7 @@ import TestSupport
 /// return the new value, every time.
 ///
 /// `ANYDEFAULTS_COHERENCE_TRIES` sets the number of writes per backend (default 500).
-@Suite struct CrossProcessCoherenceTests {
+@Suite(.ownThreads) struct CrossProcessCoherenceTests {
     static let tries = ProcessInfo.processInfo.environment["ANYDEFAULTS_COHERENCE_TRIES"].flatMap { Int($0) } ?? 500
 
     /// SQLite and LMDB offer a shared change counter: a cached read is never stale.

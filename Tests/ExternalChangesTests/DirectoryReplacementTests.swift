@@ -8,7 +8,7 @@ import TestSupport
 /// store now at the path. (The files the store holds open keep the kernel from reporting the old
 /// directory's removal until the store is closed; SQLite and LMDB keep reading the old files
 /// until they notice and open the path again.)
-@Suite struct DirectoryReplacementTests {
+@Suite(.ownThreads) struct DirectoryReplacementTests {
     @Test(arguments: ["json", "sqlite", "lmdb"])
     func aStoreObservedWhileItsDirectoryIsRemovedAndMadeAgainIsFollowed(_ scheme: String) async throws {
         let values = try await BlockingWork.run { () throws -> [DefaultsValue?] in
@@ -24,7 +24,7 @@ import TestSupport
                 for value in 2...3 {
                     let result = try ChildProcess.run("anydefaults", ["--store", store, "write", "k", "\(value)", "--type", "int"])
                     guard result.status == 0 else { throw DefaultsError(.ioFailure, "anydefaults write: \(result.standardError)", backend: "test") }
-                    _ = eventually { events.all.last?.newValue == .int(Int64(value)) }
+                    _ = waitUntil { events.all.last?.newValue == .int(Int64(value)) }
                 }
                 return events.all.filter { $0.key == "k" }.map(\.newValue)
             }
@@ -51,7 +51,7 @@ import TestSupport
                 // SQLite's store is its file; LMDB's is a directory with data.mdb in it.
                 let (from, to) = scheme == "lmdb" ? (backup + "/data.mdb", store + "/data.mdb") : (backup, store)
                 guard rename(from, to) == 0 else { throw DefaultsError(.ioFailure, "rename failed", backend: "test") }
-                _ = eventually { log.all.count >= 3 }
+                _ = waitUntil { log.all.count >= 3 }
                 usleep(200_000)
                 return log.all.map { "\($0.key)=\($0.newValue.map { "\($0)" } ?? "nil") \($0.origin)" }
             }
@@ -59,13 +59,4 @@ import TestSupport
         #expect(events == ["k=5 external", "x=nil external", "y=2 external"])
     }
 
-    /// Polls `condition` until it holds or `timeout` passes.
-    private func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
 }

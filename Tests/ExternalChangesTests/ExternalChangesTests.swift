@@ -5,7 +5,7 @@ import TestSupport
 
 /// Changes made by another, real process (TestChild) reach a store open in this
 /// one: on every backend that claims `.externalChanges`, plain and behind a cache.
-@Suite struct ExternalChangesTests {
+@Suite(.ownThreads) struct ExternalChangesTests {
     @Test(arguments: Backend.all, [false, true])
     func theKeysAnotherProcessChangedArriveAsExternalEvents(_ backend: Backend, cached: Bool) throws {
         try withStoreLocation(backend) { configuration, _ in

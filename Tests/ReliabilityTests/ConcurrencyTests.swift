@@ -9,7 +9,7 @@ import TestSupport
 /// are never seen half applied on stores that claim atomic batches, and the key they all write
 /// ends with the last write of one of the writers (last writer wins). `scripts/tsan` runs these
 /// under ThreadSanitizer.
-@Suite struct ConcurrencyTests {
+@Suite(.ownThreads) struct ConcurrencyTests {
     static let processes = 2
     static let threadsPerProcess = 3
     static let threadsHere = 6

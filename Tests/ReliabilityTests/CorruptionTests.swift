@@ -7,7 +7,7 @@ import TestSupport
 /// a `DefaultsError` (or, where the bytes still decode, values; never an empty store), never a
 /// crash; the damaged file stays on disk byte for byte unless recovery was asked for, and then it
 /// is kept aside.
-@Suite struct CorruptionTests {
+@Suite(.ownThreads) struct CorruptionTests {
     /// A value no error message may quote.
     static let secret = "SECRET-\(UUID().uuidString)"
 

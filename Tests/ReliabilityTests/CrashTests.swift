@@ -15,7 +15,7 @@ import AnyDefaultsPlatform
 /// - `ANYDEFAULTS_CRASH_STORES`: comma-separated schemes to run (default: every persistent one);
 /// - `ANYDEFAULTS_CRASH_SEED`: the workload's seed (default: random, printed);
 /// - `ANYDEFAULTS_CRASH_REPORT`: a file to append the summary line to.
-@Suite struct CrashTests {
+@Suite(.ownThreads) struct CrashTests {
     static let environment = ProcessInfo.processInfo.environment
     static let runs = environment["ANYDEFAULTS_CRASH_RUNS"].flatMap { Int($0) } ?? 6
     static let selected = environment["ANYDEFAULTS_CRASH_STORES"].map { Set($0.split(separator: ",").map(String.init)) }

@@ -8,7 +8,7 @@ import Testing
 /// once and then several times (the difference, divided by the extra writes, is what one commit
 /// costs; opening and closing the store cancel out). A sync is an `fsync`, an `fdatasync` or a
 /// write through a descriptor opened `O_DSYNC` (how LMDB writes its meta page).
-@Suite(.enabled(if: FaultShim.isSupported, "the fault shim interposes glibc through LD_PRELOAD: Linux only"))
+@Suite(.ownThreads, .enabled(if: FaultShim.isSupported, "the fault shim interposes glibc through LD_PRELOAD: Linux only"))
 struct DurabilityTests {
     struct Level: Sendable, CustomTestStringConvertible {
         var scheme: String

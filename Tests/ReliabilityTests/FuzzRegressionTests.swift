@@ -1,10 +1,11 @@
 import AnyDefaults
 import Foundation
 import Testing
+import TestSupport
 
 /// Inputs that the fuzz targets (Fuzz/, scripts/fuzz) found or that stand for what they found,
 /// kept so that the fixes stay fixed.
-@Suite struct FuzzRegressionTests {
+@Suite(.ownThreads) struct FuzzRegressionTests {
     /// A configuration's canonical string parses back to it: the property FuzzConfiguration checks.
     /// The first five broke it (found while writing that target) before the fix in
     /// `StoreConfiguration.description`.

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Keys and values at and beyond the limits, on every backend: they work, or fail with a typed
 /// error before anything is written; nothing crashes or overflows the stack.
-@Suite struct LimitTests {
+@Suite(.ownThreads) struct LimitTests {
     @Test(arguments: TestStore.allSchemes)
     func longKeysWorkOrAreRejected(scheme: String) throws {
         try withTestStore(scheme) { store, _ in

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Store files are readable by their owner only: files `0600`, directories the store creates
 /// `0700`, whatever the umask (the writer runs with umask 0).
-@Suite struct PermissionTests {
+@Suite(.ownThreads) struct PermissionTests {
     @Test(arguments: TestStore.persistentSchemes)
     func storesCreateOwnerOnlyFilesAndDirectories(scheme: String) throws {
         try withTemporaryDirectory { directory in

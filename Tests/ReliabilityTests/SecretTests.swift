@@ -6,7 +6,7 @@ import TestSupport
 /// A stored value never appears in an error (nor, so, in the log line of the facade's default
 /// error handler, which is the error's description): a secret marker is stored, every error path
 /// that can be reached is triggered, and no error mentions the marker.
-@Suite struct SecretTests {
+@Suite(.ownThreads) struct SecretTests {
     static let secret = "SECRET-\(UUID().uuidString)"
 
     /// Every text an error shows: its description, its reflection, its message and its cause.

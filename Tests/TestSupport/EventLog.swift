@@ -23,13 +23,13 @@ public final class EventLog: Sendable {
     public var keys: [String] { all.map(\.key) }
 
     /// Every event once there are at least `count`, or when `timeout` has passed.
-    public func wait(for count: Int, timeout: Duration = .seconds(5)) -> [DefaultsChangeEvent] {
+    public func wait(for count: Int, timeout: Duration = .patience) -> [DefaultsChangeEvent] {
         recorder.wait(for: count, timeout: timeout)
     }
 
     /// Every event after waiting `settle` for late arrivals, once there are at least `count` (or
     /// `timeout` has passed); as ``Recorder/settled(at:settle:timeout:)``.
-    public func settled(at count: Int, settle: Duration = .milliseconds(150), timeout: Duration = .seconds(5)) -> [DefaultsChangeEvent] {
+    public func settled(at count: Int, settle: Duration = .milliseconds(150), timeout: Duration = .patience) -> [DefaultsChangeEvent] {
         recorder.settled(at: count, settle: settle, timeout: timeout)
     }
 }

@@ -19,7 +19,7 @@ public final class Recorder<Element: Sendable>: Sendable {
     public var all: [Element] { elements.withLock { $0 } }
 
     /// Everything recorded once there are at least `count` elements, or when `timeout` has passed.
-    public func wait(for count: Int, timeout: Duration = .seconds(5)) -> [Element] {
+    public func wait(for count: Int, timeout: Duration = .patience) -> [Element] {
         let deadline = ContinuousClock.now + timeout
         while all.count < count, ContinuousClock.now < deadline { usleep(1_000) }
         return all
@@ -27,7 +27,7 @@ public final class Recorder<Element: Sendable>: Sendable {
 
     /// Everything recorded after waiting `settle` for late arrivals, having first waited (up to
     /// `timeout`) for at least `count` elements; for checking that nothing more than expected comes.
-    public func settled(at count: Int, settle: Duration = .milliseconds(150), timeout: Duration = .seconds(5)) -> [Element] {
+    public func settled(at count: Int, settle: Duration = .milliseconds(150), timeout: Duration = .patience) -> [Element] {
         _ = wait(for: count, timeout: timeout)
         Thread.sleep(forTimeInterval: Double(settle.components.seconds) + Double(settle.components.attoseconds) * 1e-18)
         return all

@@ -91,7 +91,7 @@ func track(_ read: () -> Void) -> Counter {
 
 /// The first `count` elements of `sequence`, failing after `seconds` rather than hanging.
 func first<S: AsyncSequence & Sendable>(
-    _ count: Int, of sequence: S, within seconds: Double = 5
+    _ count: Int, of sequence: S, within seconds: Double = 30
 ) async throws -> [S.Element] where S.Element: Sendable {
     try await withThrowingTaskGroup(of: [S.Element]?.self) { group in
         group.addTask {

@@ -20,8 +20,7 @@ public final class Recorder<Element: Sendable>: Sendable {
 
     /// Everything recorded once there are at least `count` elements, or when `timeout` has passed.
     public func wait(for count: Int, timeout: Duration = .patience) -> [Element] {
-        let deadline = ContinuousClock.now + timeout
-        while all.count < count, ContinuousClock.now < deadline { usleep(1_000) }
+        waitUntil(within: timeout) { all.count >= count }
         return all
     }
 

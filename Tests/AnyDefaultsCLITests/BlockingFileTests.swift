@@ -125,6 +125,38 @@ import Testing
         }
     }
 
+    /// An export larger than a pipe's buffer (64 KiB) into a FIFO whose reader is slow arrives
+    /// whole: the descriptor opened without blocking (to refuse a FIFO without a reader) blocks
+    /// again for the writes.
+    @Test func aLargeExportToASlowFIFOReaderArrivesWhole() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let store = cli.json()
+            let filler = String(repeating: "v", count: 1_000)
+            try cli.fill(store, with: Dictionary(uniqueKeysWithValues: (0..<300).map { ("key\($0)", DefaultsValue.string(filler)) }))
+            let expected = try cli.succeed(["--store", store, "export"]).standardOutput
+            #expect(expected.utf8.count > 256 * 1024)
+            #expect(mkfifo(cli.path("out.fifo"), 0o600) == 0)
+            let reader = Collected()
+            let thread = Thread {
+                if let handle = FileHandle(forReadingAtPath: cli.path("out.fifo")) {
+                    Thread.sleep(forTimeInterval: 0.5)           // the writer fills the buffer first
+                    reader.data.withLock { $0 = handle.readDataToEndOfFile() }
+                }
+            }
+            thread.start()
+            var result = try cli.runBounded(["--store", store, "export", "--output", cli.path("out.fifo")], timeout: .seconds(30))
+            for _ in 0..<100 where result.status == 73 && result.standardError.contains("no process is reading it") {
+                usleep(20_000)                                    // the reader has not opened its end yet
+                result = try cli.runBounded(["--store", store, "export", "--output", cli.path("out.fifo")], timeout: .seconds(30))
+            }
+            #expect(result.status == 0, "\(result.standardError)")
+            if result.status != 0 { close(open(cli.path("out.fifo"), O_WRONLY | O_NONBLOCK)) }   // frees a reader still waiting
+            while !thread.isFinished { usleep(5_000) }
+            #expect(reader.text == expected)
+        }
+    }
+
     /// `import` reads a pipe, a FIFO (waiting for its writer), `/dev/stdin` and a process
     /// substitution, also as root, and a configuration file that is a FIFO never blocks.
     @Test func importsReadEveryKindOfStream() throws {

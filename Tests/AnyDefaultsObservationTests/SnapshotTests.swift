@@ -9,7 +9,7 @@ import Testing
         defaults[.volume] = 0.8
         defaults[.layout] = Layout(columns: 3, sidebar: false)
         defaults.set("ada", forKey: "name")
-        defaults.register(defaults: ["muted": true])
+        defaults.register(defaults: ["muted": true, "name": "registered"])
 
         let snapshot = defaults.snapshot()
         defaults[.volume] = 0.1
@@ -19,7 +19,7 @@ import Testing
         #expect(snapshot[.layout] == Layout(columns: 3, sidebar: false))
         #expect(snapshot[.muted] == true)                       // registered default
         #expect(snapshot[.theme] == .light)                     // the key's default
-        #expect(snapshot["name"] == .string("ada"))
+        #expect(snapshot["name"] == .string("ada"))             // stored and registered: the stored value
         #expect(snapshot.value(String.self, forKey: "name") == "ada")
         #expect(snapshot.codable(Layout.self, forKey: "layout") == Layout(columns: 3, sidebar: false))
         #expect(Set(snapshot.keys) == ["volume", "layout", "name"])

@@ -112,4 +112,82 @@ import Testing
             #expect(try memory.allValues() == ["k": .int(1)])
         }
     }
+
+    /// Through `Defaults`, scopes included: seeded random keys under look-alike prefixes; copying
+    /// or moving one scope to a scope of another store (or of the same store, when neither scope
+    /// contains the other) gives exactly what a model of both stores says, typed reads through
+    /// both facades' caches see it at once, and scopes of which one contains the other are refused.
+    @Test(arguments: EveryBackend.shared)
+    func scopesOfDefaultsAgainstAModel(_ template: String) throws {
+        try EveryBackend.with(template) { open in
+            try withTemporaryDirectory { directory in
+                var random = SeededGenerator(seed: 2211)
+                let prefixes = ["t/a/", "t/ab/", "t/b/", "t/a", "u/"]
+                let source = Defaults(try open())
+                let destination = Defaults(try SQLiteProvider(path: directory.path("to.sqlite")))
+                var model: [String: DefaultsValue] = [:]
+                var destinationModel: [String: DefaultsValue] = ["t/b/mine": .string("kept")]
+                try destination.throwing.set("kept", forKey: "t/b/mine")
+                for index in 0..<40 {
+                    let key = prefixes.randomElement(using: &random)! + "k\(Int.random(in: 0..<8, using: &random))"
+                    model[key] = .int(Int64(index))
+                }
+                try source.provider.apply(model.map { .set($0.key, $0.value) })
+                // A typed read through each cache first, so that a stale cached value would show.
+                let typed = (0..<8).map { DefaultsKey<Int>("k\($0)", default: -1) }
+                for key in typed {
+                    _ = source.scoped("t/a/")[key]
+                    _ = destination.scoped("t/b/")[key]
+                }
+                func typedValue(_ value: DefaultsValue?) -> Int {
+                    if case .int(let number) = value { Int(number) } else { -1 }
+                }
+
+                func under(_ prefix: String, _ values: [String: DefaultsValue]) -> [String: DefaultsValue] {
+                    values.filter { $0.key.hasPrefix(prefix) }
+                }
+                // Copy "t/a/" of the source to "t/b/" of the destination.
+                let copied = try source.scoped("t/a/").throwing.copyAll(to: destination.scoped("t/b/"))
+                let moving = under("t/a/", model)
+                #expect(Set(copied.copied) == Set(moving.keys.map { String($0.dropFirst(4)) }), "\(template)")
+                for (key, value) in moving { destinationModel["t/b/" + key.dropFirst(4)] = value }
+                #expect(try destination.provider.allValues() == destinationModel, "\(template)")
+                for index in 0..<8 {
+                    #expect(try destination.scoped("t/b/").throwing.value(forKey: "k\(index)") == destinationModel["t/b/k\(index)"], "\(template)")
+                    #expect(destination.scoped("t/b/")[typed[index]] == typedValue(destinationModel["t/b/k\(index)"]), "\(template)")
+                }
+                #expect(try source.provider.allValues() == model, "a copy leaves the source: \(template)")
+
+                // Move "t/a/" to "u/" within the source: the scopes do not contain each other.
+                let moved = try source.scoped("t/a/").throwing.moveAll(to: source.scoped("u/"))
+                #expect(moved.keptInSource.isEmpty && Set(moved.removed) == Set(moved.copied))
+                for (key, value) in moving {
+                    model[key] = nil
+                    model["u/" + key.dropFirst(4)] = value
+                }
+                #expect(try source.provider.allValues() == model, "\(template)")
+                for index in 0..<8 {
+                    #expect(try source.scoped("t/a/").throwing.value(forKey: "k\(index)") == nil, "\(template)")
+                    #expect(source.scoped("t/a/")[typed[index]] == -1, "\(template)")
+                    #expect(try source.scoped("u/").throwing.value(forKey: "k\(index)") == model["u/k\(index)"], "\(template)")
+                }
+
+                // Scopes of one store of which one contains the other, and a whole store onto
+                // itself, are refused before anything changes.
+                for (from, to) in [("t/", "t/a/"), ("t/a/", "t/"), ("u/", "u/"), ("", "")] {
+                    #expect(throws: DefaultsError.self, "\(from) → \(to)") {
+                        try source.scoped(from).throwing.copyAll(to: source.scoped(to))
+                    }
+                    #expect(throws: DefaultsError.self) { try source.scoped(from).throwing.moveAll(to: source.scoped(to)) }
+                }
+                #expect(try source.provider.allValues() == model, "\(template)")
+
+                // The whole store, through the non-throwing forwarders.
+                source.moveAll(to: destination.scoped("all/"))
+                #expect(try source.provider.allValues() == [:], "\(template)")
+                for (key, value) in model { destinationModel["all/" + key] = value }
+                #expect(try destination.provider.allValues() == destinationModel, "\(template)")
+            }
+        }
+    }
 }

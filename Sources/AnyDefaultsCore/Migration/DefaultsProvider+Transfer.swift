@@ -65,32 +65,45 @@ extension DefaultsProvider {
         try transfer(to: destination, moving: true, progress: progress)
     }
 
-    /// The one implementation of both: the checks, one batch to the destination, and for a move
-    /// the compare-and-remove in the source.
-    private func transfer(
-        to destination: any DefaultsProvider, moving: Bool, progress: (DefaultsStoreTransfer.Stage) -> Void
+    /// The one implementation of every copy and move (of stores here, of scopes in
+    /// ``ThrowingDefaults/copyAll(to:progress:)``): the checks, one batch to the destination, and
+    /// for a move the compare-and-remove in the source. The keys under `sourcePrefix` are written
+    /// under `destinationPrefix` instead; the transfer reports them without either prefix.
+    func transfer(
+        to destination: any DefaultsProvider, moving: Bool, sourcePrefix: String = "", destinationPrefix: String = "",
+        progress: (DefaultsStoreTransfer.Stage) -> Void
     ) throws(DefaultsError) -> DefaultsStoreTransfer {
-        try checkTransfer(to: destination, moving: moving)
+        try checkTransfer(to: destination, moving: moving, sourcePrefix: sourcePrefix, destinationPrefix: destinationPrefix)
         progress(.reading)
-        let values = try allValues().sorted { $0.key.utf8Precedes($1.key) }
+        let stored = try sourcePrefix.isEmpty ? allValues() : allValues(withPrefix: sourcePrefix)
+        let values = stored.sorted { $0.key.utf8Precedes($1.key) }
+        let names = values.map { String($0.key.utf8.dropFirst(sourcePrefix.utf8.count)) ?? $0.key }
         progress(.writing(values.count))
-        try destination.apply(values.map { .set($0.key, $0.value) })
-        var transfer = DefaultsStoreTransfer(copied: values.map(\.key), removed: [], keptInSource: [])
+        try destination.apply(zip(names, values).map { .set(destinationPrefix + $0, $1.value) })
+        var transfer = DefaultsStoreTransfer(copied: names, removed: [], keptInSource: [])
         guard moving else { return transfer }
         progress(.removing(values.count))
-        transfer.removed = try removeValues(ifUnchanged: Dictionary(values, uniquingKeysWith: { first, _ in first }))
-        let removed = Set(transfer.removed)
-        transfer.keptInSource = transfer.copied.filter { !removed.contains($0) }
+        let removed = Set(try removeValues(ifUnchanged: Dictionary(values, uniquingKeysWith: { first, _ in first })))
+        transfer.removed = zip(names, values).filter { removed.contains($1.key) }.map(\.0)
+        transfer.keptInSource = zip(names, values).filter { !removed.contains($1.key) }.map(\.0)
         return transfer
     }
 
-    /// Refuses a transfer onto this same store, and a move into a store that does not persist.
-    private func checkTransfer(to destination: any DefaultsProvider, moving: Bool) throws(DefaultsError) {
+    /// Refuses a transfer onto the same keys of this same store (whole stores, or scopes of which
+    /// one contains the other), and a move into a store that does not persist.
+    private func checkTransfer(
+        to destination: any DefaultsProvider, moving: Bool, sourcePrefix: String, destinationPrefix: String
+    ) throws(DefaultsError) {
         let sameInstance = destination as AnyObject === self as AnyObject
         let overlapping = storeIdentity.flatMap { one in destination.storeIdentity.map { one.overlaps($0) } } ?? false
-        if sameInstance || overlapping {
+        // Bytes, as stores compare keys: "é" composed and decomposed are different keys.
+        let nested = sourcePrefix.utf8.starts(with: destinationPrefix.utf8) || destinationPrefix.utf8.starts(with: sourcePrefix.utf8)
+        if (sameInstance || overlapping) && nested {
             throw DefaultsError(
-                .invalidConfiguration, "The source and the destination are the same store: nothing was copied.",
+                .invalidConfiguration,
+                sourcePrefix.isEmpty && destinationPrefix.isEmpty
+                    ? "The source and the destination are the same store: nothing was copied."
+                    : "The source and the destination are scopes of the same store and one contains the other (\"\(sourcePrefix)\", \"\(destinationPrefix)\"): nothing was copied.",
                 backend: "\(Self.self)")
         }
         if moving, !destination.capabilities.contains(.persistent) {

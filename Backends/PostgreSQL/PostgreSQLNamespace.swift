@@ -341,12 +341,51 @@ final class PostgreSQLNamespace: Sendable {
             .map { removed.keys.withLock { $0 } }
     }
 
+    /// Writes `changes` (valid, canonical, each key once) for the instance of `writer` only if
+    /// each key of `expected` (canonical) holds the value given for it (`nil`: none) when they
+    /// commit; the future tells whether it wrote. The server's bytes of the keys are read and
+    /// compared with the values here (as `==` compares them); the write then commits only if
+    /// those very bytes are still there and no other write of the namespace came between, else it
+    /// starts again from the read, until `deadline` (then it fails as busy).
+    func write(
+        _ changes: [DefaultsChange], ifUnchanged expected: [(key: String, value: DefaultsValue?)], from writer: ChangeBroadcaster,
+        deadline: NIODeadline
+    ) -> EventLoopFuture<Bool> {
+        let eventLoop = session.eventLoop
+        return session.run(PostgreSQLStatements.storedValues(namespace: name, keys: expected.map(\.key)))
+            .flatMapThrowing { try PostgreSQLStatements.storedValues($0) }
+            .flatMap { stored -> EventLoopFuture<Bool> in
+                let held = Dictionary(stored.map { ($0.key, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+                var bytes: [[UInt8]] = []
+                for (key, value) in expected {
+                    let current = held[key].flatMap { stored in stored.withUnsafeBytes { try? BinaryValueCodec.decode($0) } }
+                    guard current == value, (held[key] == nil) == (value == nil) else { return eventLoop.makeSucceededFuture(false) }
+                    bytes.append(held[key] ?? [])
+                }
+                let query = PostgreSQLStatements.writeIfUnchanged(
+                    namespace: self.name, channel: self.channel, changes: changes, expectedKeys: expected.map(\.key), expectedBytes: bytes)
+                let outcome = RemovalOutcome()
+                return self.send({ $0.run(query).map(\.rows) }, decode: PostgreSQLStatements.conditionalCommit, from: writer) { commit in
+                    outcome.value.store(commit.conditionHeld, ordering: .releasing)
+                    return commit.conditionHeld ? changes : []
+                }.flatMap { () -> EventLoopFuture<Bool> in
+                    if outcome.value.load(ordering: .acquiring) { return eventLoop.makeSucceededFuture(true) }
+                    guard NIODeadline.now() < deadline else {
+                        return eventLoop.makeFailedFuture(
+                            DefaultsError.postgres(.busy, "Other clients kept writing the namespace: the conditional write found it changed at every try until its time limit; nothing was written."))
+                    }
+                    return self.write(changes, ifUnchanged: expected, from: writer, deadline: deadline)
+                }
+            }
+    }
+
     /// The keys a compare-and-remove removed, told by the commit to the caller.
     private final class RemovedKeys: Sendable {
         let keys = Mutex<[String]>([])
     }
 
-    /// Whether a removal removed something, told by the commit to the caller.
+    /// Whether a removal removed something (or a conditional write wrote), told by the commit to
+    /// the caller.
     private final class RemovalOutcome: Sendable {
         let value = Atomic<Bool>(false)
     }

@@ -173,6 +173,22 @@ public final class PostgreSQLProvider: DefaultsProvider {
         return removed
     }
 
+    /// Applies `changes` in one transaction only if each key of `expected` holds the value given
+    /// for it (`nil`: absent) on the server at that moment, not only in this process's replica;
+    /// returns whether it did. Atomic across every client of the namespace: of several clients
+    /// doing a read-modify-write of one key this way, none loses another's update.
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let conditions = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
+        let changes = try prepare(changes) ?? []
+        // Clamped far below overflow: NIODeadline's arithmetic traps on it.
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(min(options.timeout.clampedNanoseconds, UInt64(Int64.max / 4))))
+        let wrote = try PostgreSQLWait.result(
+            of: namespace.write(changes, ifUnchanged: conditions, from: broadcaster, deadline: deadline),
+            within: options.timeout * 3 + .seconds(1), action: "Writing")
+        namespace.deliverPending()
+        return wrote
+    }
+
     /// Applies `changes` in one transaction: all or nothing.
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
         guard let changes = try prepare(changes) else { return }

@@ -13,6 +13,9 @@ enum PostgreSQLStatements {
         var changed: Bool
         /// For ``removeAll(namespace:channel:)``: the keys it removed.
         var removedKeys: [[UInt8]]?
+        /// For ``writeIfUnchanged(namespace:channel:changes:expectedKeys:expectedBytes:)``: whether
+        /// its condition held, so that it wrote.
+        var conditionHeld = true
     }
 
     /// A row of a catch-up: a key, its value (`nil` for a removal marker) and the revision that
@@ -173,6 +176,56 @@ enum PostgreSQLStatements {
                 FROM ns, removed
                 """,
             binds: binds)
+    }
+
+    /// The write of ``writeSQL``, done only if each of `expectedKeys` holds exactly the bytes
+    /// beside it (empty: no value) and no other write of the namespace came between this
+    /// statement's snapshot and its turn: in READ COMMITTED every part of a statement reads the
+    /// snapshot taken when it started, before it waited for the namespace's row (which orders its
+    /// writers), so the condition read there is current only if the revision it then takes is the
+    /// one after the revision in that snapshot. Otherwise nothing is written (the revision is
+    /// still taken, as by a write that changes nothing) and the caller starts again.
+    static func writeIfUnchanged(
+        namespace: String, channel: String, changes: [DefaultsChange], expectedKeys: [String], expectedBytes: [[UInt8]]
+    ) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 6)
+        binds.append(namespace)
+        binds.append(changes.map { ByteBuffer(string: $0.key) })
+        binds.append(channel)
+        binds.append(changes.map { change in change.value.map { ByteBuffer(bytes: BinaryValueCodec.encode($0)) } ?? ByteBuffer() })
+        binds.append(expectedKeys.map { ByteBuffer(string: $0) })
+        binds.append(expectedBytes.map { ByteBuffer(bytes: $0) })
+        return PostgresQuery(
+            unsafeSQL: """
+                WITH seen AS (
+                    SELECT coalesce((SELECT revision FROM anydefaults_namespaces WHERE namespace = $1), 0) AS revision),
+                held AS (
+                    SELECT coalesce(bool_and(v.value IS NOT DISTINCT FROM NULLIF(e.value, ''::bytea)), true) AS matched
+                    FROM unnest($5::bytea[], $6::bytea[]) AS e(key, value)
+                    LEFT JOIN anydefaults_values v ON v.namespace = $1 AND v.digest = sha256(e.key) AND v.key = e.key),
+                \(bumpRevision),
+                go AS (SELECT ns.revision = seen.revision + 1 AND held.matched AS ok FROM ns, seen, held),
+                up AS (
+                    INSERT INTO anydefaults_values AS v (namespace, key, value, revision)
+                    SELECT $1, c.key, NULLIF(c.value, ''::bytea), ns.revision FROM ns, go, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
+                    WHERE go.ok
+                    ON CONFLICT (namespace, digest) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
+                        WHERE v.value IS DISTINCT FROM EXCLUDED.value
+                    RETURNING 1),
+                changed AS (SELECT count(*) AS n FROM up)
+                SELECT ns.revision, changed.n > 0, go.ok, CASE WHEN changed.n > 0 THEN \(notify("$3")) END FROM ns, changed, go
+                """,
+            binds: binds)
+    }
+
+    /// Decodes the row ``writeIfUnchanged(namespace:channel:changes:expectedKeys:expectedBytes:)``
+    /// returns.
+    static func conditionalCommit(_ rows: [PostgresRow]) throws -> Commit {
+        guard let row = rows.first else {
+            throw DefaultsError.postgres(.internalError, "The server returned no revision for a write.")
+        }
+        let (revision, changed, held, _) = try row.decode((Int64, Bool, Bool, String?).self)
+        return Commit(revision: revision, changed: changed, conditionHeld: held)
     }
 
     /// Decodes the row ``writeSQL`` returns: the revision and whether anything changed.

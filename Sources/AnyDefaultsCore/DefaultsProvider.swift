@@ -123,9 +123,9 @@ public protocol DefaultsProvider: Sendable {
     ///
     /// The default implementation reads the values, then applies with ``apply(_:)``: correct for
     /// a store that no other thread or process writes between the two. Every built-in provider
-    /// but PostgreSQL overrides it with one atomic compare-and-apply (one transaction, or one
-    /// locked rewrite of its file), which custom providers shared by several writers should do
-    /// too.
+    /// overrides it with one atomic compare-and-apply (one transaction, one locked rewrite of its
+    /// file, or for PostgreSQL one statement that checks the server's values as it commits),
+    /// which custom providers shared by several writers should do too.
     func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool
 
     /// Where the provider keeps its data, to tell whether two providers (or a provider and a file

@@ -127,3 +127,67 @@ import TestSupport
         #expect(after == ["changed": .int(2), "other": .string("x")])
     }
 }
+
+/// `apply(_:ifUnchanged:)` compares with what the server holds, atomically with the write: a
+/// condition the replica would pass but the server fails writes nothing, and clients on separate
+/// connections (as separate machines) incrementing one counter by compare-and-set lose no update.
+@Suite(.ownThreads) struct PostgreSQLCompareAndSetTests {
+    @Test func theConditionIsTheServersNotTheReplicas() async throws {
+        let outcome = try await BlockingWork.run { () throws -> [String] in
+            let cluster = try PostgreSQLCluster.shared()
+            let namespace = freshNamespace()
+            let store = try PostgreSQLProvider(url: cluster.storeString(namespace: namespace))
+            var failures: [String] = []
+            func check(_ condition: Bool, _ what: String) { if !condition { failures.append(what) } }
+            try store.apply([.set("k", .int(1))])
+            // Changed by hand: no notification, no revision; the replica still holds 1.
+            let bytes = BinaryValueCodec.encode(.int(2)).map { String(format: "%02x", $0) }.joined()
+            _ = try cluster.psql(
+                "UPDATE anydefaults_values SET value = '\\x\(bytes)'::bytea WHERE namespace = '\(namespace)' AND key = 'k'::bytea")
+            check(try store.value(forKey: "k") == .int(1), "the replica has not heard of the change")
+            check(try !store.apply([.set("k", .int(3)), .set("other", .int(1))], ifUnchanged: ["k": .int(1)]), "k is 2 on the server")
+            check(try store.apply([.set("k", .int(3))], ifUnchanged: ["k": .int(2), "absent": nil]), "k is 2 on the server, absent is absent")
+            check(try store.apply([.set("absent", .int(1))], ifUnchanged: ["absent": nil]), "absent is absent")
+            check(try !store.apply([.set("absent", .int(2))], ifUnchanged: ["absent": nil]), "absent is no longer absent")
+            check(try !store.apply([.remove("k")], ifUnchanged: ["k": .double(3)]), "3 the integer is not 3.0 the double")
+            check(try store.apply([.remove("k")], ifUnchanged: ["k": .int(3), "absent": .int(1)]), "both hold what is expected")
+            let reader = try openOverTCP(cluster, namespace: namespace)
+            check(try reader.allValues() == ["absent": .int(1)], "the server holds \(try reader.allValues())")
+            return failures
+        }
+        #expect(outcome == [])
+    }
+
+    @Test func clientsOnSeparateConnectionsLoseNoIncrement() async throws {
+        let (total, expected, failures) = try await BlockingWork.run { () throws -> (DefaultsValue?, Int, [String]) in
+            let cluster = try PostgreSQLCluster.shared()
+            let namespace = freshNamespace()
+            // A different time limit is a different connection (and replica) of this process.
+            let clients = try (0..<4).map { index in
+                try PostgreSQLProvider(url: cluster.storeString(namespace: namespace, options: "&timeout=\(20 + index)"))
+            }
+            let increments = 25
+            let failed = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: clients.count) { index in
+                let store = clients[index]
+                do {
+                    for _ in 0..<increments {
+                        while true {
+                            let old = try store.value(forKey: "counter")
+                            var count: Int64 = 0
+                            if case .int(let stored)? = old { count = stored }
+                            if try store.apply([.set("counter", .int(count + 1))], ifUnchanged: ["counter": old]) { break }
+                            try store.refresh()
+                        }
+                    }
+                } catch {
+                    failed.withLock { $0.append("\(error)") }
+                }
+            }
+            let reader = try openOverTCP(cluster, namespace: namespace)
+            return (try reader.value(forKey: "counter"), clients.count * increments, failed.withLock { $0 })
+        }
+        #expect(failures == [])
+        #expect(total == .int(Int64(expected)))
+    }
+}

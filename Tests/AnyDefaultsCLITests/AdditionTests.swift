@@ -14,17 +14,17 @@ import Testing
             let cli = try CLI(directory)
             let store = kind.store(cli)
             try cli.succeed(["--store", store, "write", "tags", "-array-add", "a"])
-            try cli.succeed(["--store", store, "write", "tags", "-array-add", "b", "-int", "a"])
+            try cli.succeed(["--store", store, "write", "tags", "-array-add", "b", "-int", "7", "-string", "-int"])
             try cli.succeed(["--store", store, "write", "tags", "-array-add"])
             try cli.succeed(["--store", store, "write", "window", "-dict", "width", "1280", "name", "main"])
-            try cli.succeed(["--store", store, "write", "window", "-dict-add", "name", "side", "x", "1"])
+            try cli.succeed(["--store", store, "write", "window", "-dict-add", "name", "side", "x", "-int", "1"])
             try cli.succeed(["--store", store, "write", "fresh", "-dict-add", "k", "v"])
             try cli.succeed(["--store", store, "write", "list", "--type", "json", #"[1, {"$date": "2026-11-21T09:30:00Z"}]"#])
             try cli.succeed(["--store", store, "write", "list", "-array-add", "c"])
             try cli.succeed(["--store", store, "write", "secret", "hunter2"])
             let expected: [String: DefaultsValue] = [
-                "tags": .array([.string("a"), .string("b"), .string("-int"), .string("a")]),
-                "window": .dictionary(["width": .string("1280"), "name": .string("side"), "x": .string("1")]),
+                "tags": .array([.string("a"), .string("b"), .int(7), .string("-int")]),
+                "window": .dictionary(["width": .string("1280"), "name": .string("side"), "x": .int(1)]),
                 "fresh": .dictionary(["k": .string("v")]),
                 "list": .array([.int(1), .date(Date(timeIntervalSince1970: 1_795_253_400)), .string("c")]),
                 "secret": .string("hunter2"),

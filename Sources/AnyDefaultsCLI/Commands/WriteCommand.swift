@@ -20,8 +20,9 @@ struct WriteCommand: ParsableCommand {
             The type flags of macOS `defaults write` work too, before the value: -string, -int \
             (-integer), -float (-double), -bool (-boolean), -date (ISO 8601, or \
             "2026-11-21 09:30:00 +0000"), -data (hexadecimal, e.g. -data 0aff), -array VALUE... \
-            (strings), -dict KEY VALUE... (strings): write count -int 5, write tags -array a b.
-            -array-add VALUE... appends strings to the array stored (an absent key starts \
+            and -dict KEY VALUE... (strings, or typed by a flag before each: -array -int 1 a, \
+            -dict width -int 1280): write count -int 5, write tags -array a b.
+            -array-add VALUE... appends elements (typed as for -array) to the array stored (an absent key starts \
             empty), -dict-add KEY VALUE... adds or replaces entries of the dictionary stored; the \
             value read and the one written are compared and swapped in one transaction, retried \
             if another writer changed the key in between, so no other write is lost. A key that \
@@ -155,11 +156,19 @@ private struct TypeFlag {
     func parse(_ words: [String]) throws(ValidationError) -> DefaultsValue {
         switch kind {
         case .array, .arrayAddition:
-            return .array(words.map { .string($0) })
+            var elements: [DefaultsValue] = []
+            var index = 0
+            while index < words.count { elements.append(try element(of: words, at: &index)) }
+            return .array(elements)
         case .dictionary, .dictionaryAddition:
-            guard words.count.isMultiple(of: 2) else { throw ValidationError("\(word) takes KEY VALUE pairs; \(words.count) words were given.") }
             var entries: [String: DefaultsValue] = [:]
-            for index in stride(from: 0, to: words.count, by: 2) { entries[words[index]] = .string(words[index + 1]) }
+            var index = 0
+            while index < words.count {
+                let key = words[index]
+                index += 1
+                guard index < words.count else { throw ValidationError("\(word) takes KEY VALUE pairs; \(words.count) words were given.") }
+                entries[key] = try element(of: words, at: &index)
+            }
             return .dictionary(entries)
         case .one(let scalar):
             guard words.count == 1 else {
@@ -167,6 +176,21 @@ private struct TypeFlag {
             }
             return try parse(words[0], as: scalar)
         }
+    }
+
+    /// The element of an array (or the value of a dictionary entry) at `index`, moving past it: a
+    /// string, or with a scalar type flag before it that type, as macOS `defaults` reads them
+    /// (`-array -int 1 -string -int`, `-dict width -int 1280`).
+    private func element(of words: [String], at index: inout Int) throws(ValidationError) -> DefaultsValue {
+        let first = words[index]
+        index += 1
+        guard let flag = TypeFlag(first) else { return .string(first) }
+        guard case .one(let scalar) = flag.kind else {
+            throw ValidationError("\(word) cannot hold \(first): for arrays or dictionaries inside others use --type json.")
+        }
+        guard index < words.count else { throw ValidationError("\(first) inside \(word) needs a value (-string \(first) for the word itself).") }
+        index += 1
+        return try flag.parse(words[index - 1], as: scalar)
     }
 
     private func parse(_ text: String, as scalar: Scalar) throws(ValidationError) -> DefaultsValue {

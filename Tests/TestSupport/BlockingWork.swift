@@ -13,17 +13,13 @@ import Foundation
 /// ```
 public enum BlockingWork {
     /// How many pieces of work run at once: four per core, at least 8 (most of a group's time is
-    /// spent waiting for events, watchers and child processes).
+    /// spent waiting for events, watchers and child processes). A pool apart from
+    /// ``OwnThreadTrait``'s, so that a test of an `.ownThreads` suite that runs blocking work never
+    /// waits for a slot its own kind holds.
     public static let limit = max(8, 4 * ProcessInfo.processInfo.activeProcessorCount)
-    private static let slots = DispatchSemaphore(value: limit)
+    private static let slots = AsyncSlots(limit)
 
     public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                slots.wait()
-                defer { slots.signal() }
-                continuation.resume(with: Result(catching: body))
-            }.start()
-        }
+        try await ThreadPerJobExecutor.run(holding: slots) { try body() }
     }
 }

@@ -23,14 +23,7 @@ public struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     ) async throws {
         // Each test case once (the suite's and the test's own scopes pass through).
         guard testCase != nil else { return try await function() }
-        await Self.slots.acquire()
-        do {
-            try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
-        } catch {
-            await Self.slots.release()
-            throw error
-        }
-        await Self.slots.release()
+        try await ThreadPerJobExecutor.run(holding: Self.slots) { try await function() }
     }
 
     private static let slots = AsyncSlots(limit)
@@ -42,9 +35,23 @@ extension Trait where Self == OwnThreadTrait {
     public static var ownThreads: Self { OwnThreadTrait() }
 }
 
-/// Runs every job on a new thread: a test's code between two suspensions, which may block.
+/// Runs every job on a new thread: a test's code between two suspensions, which may block. The one
+/// way the tests keep blocking work off the cooperative threads (``OwnThreadTrait``, ``BlockingWork``).
 final class ThreadPerJobExecutor: TaskExecutor {
     static let shared = ThreadPerJobExecutor()
+
+    /// Runs `body` with this executor preferred, once one of `slots` is free, and frees it after.
+    static func run<T: Sendable>(holding slots: AsyncSlots, _ body: () async throws -> T) async throws -> T {
+        await slots.acquire()
+        do {
+            let result = try await withTaskExecutorPreference(shared) { try await body() }
+            await slots.release()
+            return result
+        } catch {
+            await slots.release()
+            throw error
+        }
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

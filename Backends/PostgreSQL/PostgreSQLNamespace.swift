@@ -362,6 +362,8 @@ final class PostgreSQLNamespace: Sendable {
                     guard current == value, (held[key] == nil) == (value == nil) else { return eventLoop.makeSucceededFuture(false) }
                     bytes.append(held[key] ?? [])
                 }
+                // Nothing to write: the condition held when it was read, which is its answer.
+                guard !changes.isEmpty else { return eventLoop.makeSucceededFuture(true) }
                 let query = PostgreSQLStatements.writeIfUnchanged(
                     namespace: self.name, channel: self.channel, changes: changes, expectedKeys: expected.map(\.key), expectedBytes: bytes)
                 let outcome = RemovalOutcome()

@@ -150,6 +150,8 @@ import TestSupport
             check(try store.apply([.set("absent", .int(1))], ifUnchanged: ["absent": nil]), "absent is absent")
             check(try !store.apply([.set("absent", .int(2))], ifUnchanged: ["absent": nil]), "absent is no longer absent")
             check(try !store.apply([.remove("k")], ifUnchanged: ["k": .double(3)]), "3 the integer is not 3.0 the double")
+            check(try store.apply([], ifUnchanged: ["k": .int(3)]), "a condition alone: k is 3")
+            check(try !store.apply([], ifUnchanged: ["k": .int(2)]), "a condition alone: k is not 2")
             check(try store.apply([.remove("k")], ifUnchanged: ["k": .int(3), "absent": .int(1)]), "both hold what is expected")
             let reader = try openOverTCP(cluster, namespace: namespace)
             check(try reader.allValues() == ["absent": .int(1)], "the server holds \(try reader.allValues())")

@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(name: "AnyDefaults", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .executableTarget(
@@ -17,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "AnyDefaults", package: "AnyDefaults"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         )
     ],

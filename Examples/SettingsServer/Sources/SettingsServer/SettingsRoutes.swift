@@ -1,5 +1,6 @@
 import AnyDefaults
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The service's routes, over one store; each tenant is a scoped view (`tenant/{name}/`).
@@ -156,7 +157,7 @@ extension HTTPError {
         switch error.kind {
         case .callerFault: self.init(.badRequest, message: error.message)
         case .transient: self.init(.serviceUnavailable, headers: [.retryAfter: "1"], message: error.message)
-        case .storeState where error.code == .storageFull: self.init(.insufficientStorage, message: error.message)
+        case .storeState where error.code == .storageFull: self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), message: error.message)
         case .storeState, .internalFailure: self.init(.internalServerError, message: error.message)
         }
     }

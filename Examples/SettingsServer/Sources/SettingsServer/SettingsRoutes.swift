@@ -2,6 +2,7 @@ import AnyDefaults
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ServiceLifecycle
 
 /// The service's routes, over one store; each tenant is a scoped view (`tenant/{name}/`).
 struct SettingsRoutes: Sendable {
@@ -107,13 +108,16 @@ struct SettingsRoutes: Sendable {
             if let reset {
                 try await writer.write(ByteBuffer(string: "id: \(changes.start)\nevent: reset\ndata: \(reset.trimmingCharacters(in: .newlines))\n\n"))
             }
-            for await event in changes.events {
+            // A stream never ends by itself: end it when the server shuts down (SIGTERM), or the
+            // graceful shutdown would wait for every connected client.
+            for await event in changes.events.cancelOnGracefulShutdown() {
                 let value = event.newValue.map { ExactJSON.string(from: $0, layout: .oneLine) } ?? "null"
                 let key = ExactJSON.string(from: .string(event.key), layout: .oneLine)
                 let text = "id: \(store.position(of: event))\nevent: change\ndata: {\"key\":\(key),\"value\":\(value)}\n\n"
                 try await writer.write(ByteBuffer(string: text))
             }
-            // The stream ended: the client fell behind; it reconnects with its Last-Event-ID.
+            // The stream ended: the client fell behind or the server stops; the client reconnects
+            // with its Last-Event-ID.
             try await writer.finish(nil)
         }
         var headers = HTTPFields()

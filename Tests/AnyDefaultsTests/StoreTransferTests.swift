@@ -190,4 +190,35 @@ import Testing
             }
         }
     }
+
+    /// A scope is its prefix's canonical form, as everywhere else in the library: a scope spelled
+    /// in NFD copies the NFC keys with their names whole (not cut by the NFD spelling's byte
+    /// length), the key equal to the prefix itself (no name in the scope) is neither copied nor
+    /// removed, and scopes of one store that contain each other under another spelling are refused.
+    @Test(arguments: ["cafe\u{301}/", "caf\u{E9}/"])
+    func aScopeIsItsCanonicalPrefixWithoutThePrefixItself(_ spelling: String) throws {
+        let store = Defaults(MemoryProvider())
+        let seeded: [String: DefaultsValue] = ["caf\u{E9}/": .int(0), "caf\u{E9}/x": .int(1), "caf\u{E9}/\u{E9}t\u{E9}": .int(2), "cafe/y": .int(3)]
+        try store.provider.apply(seeded.map { .set($0.key, $0.value) })
+        let destination = Defaults(MemoryProvider())
+        let copied = try store.scoped(spelling).throwing.copyAll(to: destination.scoped("n/"))
+        #expect(copied.copied == ["x", "\u{E9}t\u{E9}"])
+        #expect(try destination.provider.allValues() == ["n/x": .int(1), "n/\u{E9}t\u{E9}": .int(2)])
+
+        for other in ["caf\u{E9}/", "cafe\u{301}/", "cafe\u{301}/x/", "caf\u{E9}"] {
+            #expect(throws: DefaultsError.self, "\(spelling) → \(other)") {
+                try store.scoped(spelling).throwing.moveAll(to: store.scoped(other))
+            }
+        }
+        #expect(try store.provider.allValues() == seeded)
+
+        let json = try withTemporaryDirectory { directory in
+            let target = Defaults(try JSONFileProvider(path: directory.path("to.json")))
+            let moved = try store.scoped(spelling).throwing.moveAll(to: target.scoped("m/"))
+            #expect(moved.removed == ["x", "\u{E9}t\u{E9}"] && moved.keptInSource.isEmpty)
+            return try target.provider.allValues()
+        }
+        #expect(json == ["m/x": .int(1), "m/\u{E9}t\u{E9}": .int(2)])
+        #expect(try store.provider.allValues() == ["caf\u{E9}/": .int(0), "cafe/y": .int(3)], "the prefix's own key stays")
+    }
 }

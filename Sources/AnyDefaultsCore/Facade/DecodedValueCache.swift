@@ -62,13 +62,16 @@ final class DecodedValueCache: Sendable {
         _ = entries.withLock { $0.removeValue(forKey: key) }
     }
 
-    /// Forgets the entries whose keys start with `prefix` (all of them for `""`).
+    /// Forgets the entries whose keys are under `prefix` (all of them for `""`), as
+    /// ``DefaultsKeyPrefix`` defines it. Only memory is at stake: an entry is never used once its
+    /// stored value changed.
     func removeAll(withPrefix prefix: String) {
+        let prefix = DefaultsKeyPrefix(prefix)
         entries.withLock { entries in
             if prefix.isEmpty {
                 entries.removeAll()
             } else {
-                entries = entries.filter { !$0.key.hasPrefix(prefix) }
+                entries = entries.filter { !prefix.contains($0.key) }
             }
         }
     }

@@ -75,9 +75,17 @@ extension DefaultsProvider {
     ) throws(DefaultsError) -> DefaultsStoreTransfer {
         try checkTransfer(to: destination, moving: moving, sourcePrefix: sourcePrefix, destinationPrefix: destinationPrefix)
         progress(.reading)
-        let stored = try sourcePrefix.isEmpty ? allValues() : allValues(withPrefix: sourcePrefix)
-        let values = stored.sorted { $0.key.utf8Precedes($1.key) }
-        let names = values.map { String($0.key.utf8.dropFirst(sourcePrefix.utf8.count)) ?? $0.key }
+        let scope = DefaultsKeyPrefix(sourcePrefix)
+        let stored = try scope.isEmpty ? allValues() : allValues(withPrefix: sourcePrefix)
+        // A scope's names are what follows its prefix in canonical form (a prefix spelled in NFD
+        // is the scope of the NFC keys); the key equal to the prefix has no name in the scope.
+        let named = stored.compactMap { entry in
+            scope.remainder(of: entry.key).flatMap { name in
+                name.isEmpty && !scope.isEmpty ? nil : (name: name, key: entry.key, value: entry.value)
+            }
+        }.sorted { $0.key.utf8Precedes($1.key) }
+        let names = named.map(\.name)
+        let values = named.map { (key: $0.key, value: $0.value) }
         progress(.writing(values.count))
         try destination.apply(zip(names, values).map { .set(destinationPrefix + $0, $1.value) })
         var transfer = DefaultsStoreTransfer(copied: names, removed: [], keptInSource: [])
@@ -96,8 +104,9 @@ extension DefaultsProvider {
     ) throws(DefaultsError) {
         let sameInstance = destination as AnyObject === self as AnyObject
         let overlapping = storeIdentity.flatMap { one in destination.storeIdentity.map { one.overlaps($0) } } ?? false
-        // Bytes, as stores compare keys: "é" composed and decomposed are different keys.
-        let nested = sourcePrefix.utf8.starts(with: destinationPrefix.utf8) || destinationPrefix.utf8.starts(with: sourcePrefix.utf8)
+        // Canonical forms, as stores compare keys: "é" composed and decomposed are one key.
+        let source = DefaultsKeyPrefix(sourcePrefix), target = DefaultsKeyPrefix(destinationPrefix)
+        let nested = source.containsCanonical(target.canonical) || target.containsCanonical(source.canonical)
         if (sameInstance || overlapping) && nested {
             throw DefaultsError(
                 .invalidConfiguration,

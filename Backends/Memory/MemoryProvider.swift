@@ -39,6 +39,15 @@ public final class MemoryProvider: DefaultsProvider {
             }
         }
 
+        /// Stores `value` for `key` and tells whether that changed anything, hashing the key once.
+        mutating func update(_ value: DefaultsValue, forKey key: String) -> Bool {
+            guard let old = values.updateValue(value, forKey: key) else {
+                order.insert(key)
+                return true
+            }
+            return old != value
+        }
+
         @discardableResult
         mutating func removeValue(forKey key: String) -> DefaultsValue? {
             let removed = values.removeValue(forKey: key)
@@ -80,6 +89,22 @@ public final class MemoryProvider: DefaultsProvider {
         return storage.withLock { $0[key] }
     }
 
+
+    // One key written without building a batch: the hot path of `Defaults` over memory.
+
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend)
+        storage.withLock { storage in
+            guard storage.update(value, forKey: key) else { return }
+            broadcaster.enqueue(DefaultsChangeEvent(key: key, newValue: value))
+        }
+        broadcaster.deliverPending()
+    }
+
+    public func removeValue(forKey key: String) throws(DefaultsError) {
+        try removeValueIfPresent(forKey: key)
+    }
 
     /// Removes `key` under the store's lock and tells whether it was there.
     @discardableResult

@@ -21,17 +21,41 @@ public final class ChangeBroadcaster: Sendable {
     // caller's sequence (unspecialised, appending a lazy sequence costs thousands of instructions).
     @usableFromInline struct State {
         var nextID = 0
-        @usableFromInline var handlers: [Int: Handler] = [:]
+        @usableFromInline var handlers: [Int: Handler] = [:] {
+            didSet { handlerList = Array(handlers.values) }
+        }
+        /// The handlers as an array, built when they change rather than for every delivery.
+        var handlerList: [Handler] = []
         @usableFromInline var pending: [DefaultsChangeEvent] = []
         var delivering = false
 
         fileprivate mutating func takeBatch() -> Batch {
-            defer { pending.removeAll(keepingCapacity: true) }
-            return (pending, Array(handlers.values))
+            // One event (a single write) is copied out, so that the queue keeps its storage and a
+            // write allocates nothing here; a longer queue is handed over whole.
+            if pending.count == 1 {
+                let event = pending[0]
+                pending.removeAll(keepingCapacity: true)
+                return Batch(single: event, events: [], handlers: handlerList)
+            }
+            defer { pending = [] }
+            return Batch(single: nil, events: pending, handlers: handlerList)
         }
     }
 
-    fileprivate typealias Batch = (events: [DefaultsChangeEvent], handlers: [Handler])
+    fileprivate struct Batch {
+        var single: DefaultsChangeEvent?
+        var events: [DefaultsChangeEvent]
+        var handlers: [Handler]
+
+        func deliver() {
+            if let single {
+                for handler in handlers { handler(single) }
+            }
+            for event in events {
+                for handler in handlers { handler(event) }
+            }
+        }
+    }
 
     @usableFromInline let state = Mutex(State())
 
@@ -81,10 +105,8 @@ public final class ChangeBroadcaster: Sendable {
             state.delivering = true
             return state.takeBatch()
         }
-        while let (events, handlers) = batch {
-            for event in events {
-                for handler in handlers { handler(event) }
-            }
+        while let current = batch {
+            current.deliver()
             batch = state.withLock { state -> Batch? in
                 guard !state.pending.isEmpty else {
                     state.delivering = false

@@ -12,6 +12,8 @@
 //                                               watched store in the same directory
 //   cached-read-int | typed-read-int | cached-read-string | typed-read-string
 //                                               a cached read, raw or through Defaults
+//   facade-write-int | facade-write-string      a typed write through Defaults (default cache) on
+//                                               the memory store, every write a change (issue 24)
 //   tracked-read-int                            the typed read of ObservationBenchmarks ("Tracked
 //                                               typed read Int"), on the store it is measured on
 import AnyDefaultsCore
@@ -185,6 +187,13 @@ case "json-write-bare", "json-write-provider", "json-write-nowatch", "json-write
     } else {
         try measure(scenario, count) { try provider.setValue(.int(Int64($0 & 1)), forKey: "counter") }
     }
+case "facade-write-int":
+    let defaults = Defaults(MemoryProvider())
+    measure(scenario, count) { defaults[.benchCount] = $0 & 1 }
+case "facade-write-string":
+    let defaults = Defaults(MemoryProvider())
+    let names = [String(repeating: "a", count: 32), String(repeating: "b", count: 32)]
+    measure(scenario, count) { defaults[.benchName] = names[$0 & 1] }
 case "tracked-read-int":
     let defaults = Defaults(MemoryProvider(["count": .int(42), "model.count": .int(42)]).cached())
     measure(scenario, count) { _ in keep(defaults[.benchCount]) }

@@ -25,5 +25,8 @@ func absentValue<T>(of type: T.Type) -> T? {
 /// Whether `value` is an optional holding `nil`.
 @inline(__always)
 func isAbsent<T>(_ value: T) -> Bool {
-    (value as? any AnyOptional)?.isAbsent ?? false
+    // The type first: a metatype check is cached by the runtime, while casting the value boxes
+    // it, and most values written are not optionals.
+    guard T.self is any AnyOptional.Type else { return false }
+    return (value as? any AnyOptional)?.isAbsent ?? false
 }

@@ -47,10 +47,11 @@ extension DefaultsValue: Hashable {
                 if !Self.sameBits(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate) { return false }
             case let (.array(a), .array(b)):
                 guard a.count == b.count else { return false }
-                pending.append(contentsOf: zip(a, b))
+                if !Self.sameStorage(a, b) { pending.append(contentsOf: zip(a, b)) }
             case let (.dictionary(a), .dictionary(b)):
                 // Keys match by canonical equivalence in a dictionary; they must also be spelled the same.
                 guard a.count == b.count else { return false }
+                guard !Self.sameStorage(a, b) else { break }
                 for (key, value) in a {
                     guard let index = b.index(forKey: key), Self.sameScalars(b[index].key, key) else { return false }
                     pending.append((value, b[index].value))
@@ -61,6 +62,14 @@ extension DefaultsValue: Hashable {
             guard let next = pending.popLast() else { return true }
             current = next
         }
+    }
+
+    /// Whether two arrays or dictionaries are the same storage (a value compared with a copy of
+    /// itself, as the caches do on every read of a collection or `Codable` value): then they are
+    /// equal without visiting an element. The bits of such a value are its storage reference.
+    @inline(__always)
+    private static func sameStorage<T>(_ a: T, _ b: T) -> Bool {
+        withUnsafeBytes(of: a) { a in withUnsafeBytes(of: b) { b in a.elementsEqual(b) } }
     }
 
     /// Hashed without recursion, like `==`; dictionaries by their keys in sorted order.

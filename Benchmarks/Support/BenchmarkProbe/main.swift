@@ -14,6 +14,7 @@
 //                                               a cached read, raw or through Defaults
 //   facade-write-int | facade-write-string      a typed write through Defaults (default cache) on
 //                                               the memory store, every write a change (issue 24)
+//   typed-read-codable                          a Codable read through Defaults (decoded once)
 //   tracked-read-int                            the typed read of ObservationBenchmarks ("Tracked
 //                                               typed read Int"), on the store it is measured on
 import AnyDefaultsCore
@@ -27,6 +28,8 @@ import Foundation
 extension DefaultsKeys {
     static let benchCount = DefaultsKey<Int>("count", default: 0)
     static let benchName = DefaultsKey<String>("name", default: "")
+    static let benchLayout = DefaultsKey<SampleLayout>(
+        "layout", default: SampleLayout(columns: 0, sidebar: false, title: "", widths: []))
 }
 
 @inline(never) func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
@@ -194,6 +197,9 @@ case "facade-write-string":
     let defaults = Defaults(MemoryProvider())
     let names = [String(repeating: "a", count: 32), String(repeating: "b", count: 32)]
     measure(scenario, count) { defaults[.benchName] = names[$0 & 1] }
+case "typed-read-codable":
+    let defaults = Defaults(MemoryProvider(facadeSeed()))
+    measure(scenario, count) { _ in keep(defaults[.benchLayout]) }
 case "tracked-read-int":
     let defaults = Defaults(MemoryProvider(["count": .int(42), "model.count": .int(42)]).cached())
     measure(scenario, count) { _ in keep(defaults[.benchCount]) }

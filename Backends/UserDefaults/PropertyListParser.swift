@@ -65,7 +65,67 @@ enum PropertyListParser {
         if rejectingDuplicateKeys, (isXML(bytes) ? keyElements(in: bytes) : openStepEntries(in: bytes)) > entries(of: objects) {
             return .failure(Failure(description: "a dictionary names a key more than once"))
         }
+        if rejectingDuplicateKeys, let problem = scalarProblem(in: bytes) {
+            return .failure(Failure(description: problem))
+        }
         return .success(dictionary)
+    }
+
+    /// Why a `<date>` or `<real>` of an XML property list holds what an import must refuse, or
+    /// `nil`. Foundation reads such text leniently: `2026-02-30T00:00:00Z` as March 2nd, an hour
+    /// 25 as the next day, years before 1582 as Julian dates, `1e400` as infinity. An import
+    /// takes a date as ``ExactTimestamp`` reads the `$date` form, and a real that is finite or
+    /// spelled as an infinity or NaN, as the JSON reader does. (The text is not quoted: it may be
+    /// a secret.)
+    static func scalarProblem(in bytes: [UInt8]) -> String? {
+        guard isXML(bytes) else { return nil }
+        for text in elementTexts("date", in: bytes) where ExactTimestamp.interval(from: text) == nil {
+            return "a <date> is not a valid date and time in UTC (YYYY-MM-DDTHH:MM:SSZ)"
+        }
+        let nonFinite: Set<String> = ["nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"]
+        for text in elementTexts("real", in: bytes) where !nonFinite.contains(text.lowercased()) {
+            guard let value = Double(text), value.isFinite else {
+                return "a <real> is not a number a double holds (its magnitude is too large, or it is not a number)"
+            }
+        }
+        return nil
+    }
+
+    /// The text of every `<name>…</name>` element, trimmed of white space, outside comments and
+    /// CDATA sections.
+    static func elementTexts(_ name: String, in bytes: [UInt8]) -> [String] {
+        let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
+        let comment = (Array("<!--".utf8), Array("-->".utf8))
+        let cdata = (Array("<![CDATA[".utf8), Array("]]>".utf8))
+        var texts: [String] = []
+        var index = 0
+        func matches(_ pattern: [UInt8], at position: Int) -> Bool {
+            position + pattern.count <= bytes.count && bytes[position..<position + pattern.count].elementsEqual(pattern)
+        }
+        func find(_ end: [UInt8], from position: Int) -> Int {
+            var position = position
+            while position < bytes.count, !matches(end, at: position) { position += 1 }
+            return position
+        }
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<") else {
+                index += 1
+                continue
+            }
+            if matches(comment.0, at: index) {
+                index = find(comment.1, from: index + comment.0.count) + comment.1.count
+            } else if matches(cdata.0, at: index) {
+                index = find(cdata.1, from: index + cdata.0.count) + cdata.1.count
+            } else if matches(open, at: index) {
+                let start = index + open.count
+                let end = find(close, from: start)
+                texts.append(String(decoding: bytes[start..<min(end, bytes.count)], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                index = end + close.count
+            } else {
+                index += 1
+            }
+        }
+        return texts
     }
 
     /// How many dictionary entries `object` holds, at every level.

@@ -124,6 +124,44 @@ import Testing
         }
     }
 
+    /// The dates and reals of an XML property list are read as strictly as the JSON forms:
+    /// Foundation's parser would roll `02-30` over to March, read an hour 25 as the next day and
+    /// `1e400` as infinity; an import refuses them (65) and stores nothing. Spelled infinities
+    /// and valid dates of any year import exactly.
+    @Test func aPropertyListDateOrRealOutOfRangeIsRefusedAsJSONIs() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            try cli.fill(cli.json(), with: ["keep": .int(1)])
+            let refused: [(body: String, message: String)] = [
+                ("<key>d</key><date>2026-02-30T00:00:00Z</date>", "<date>"),
+                ("<key>d</key><date>2026-11-21T25:00:00Z</date>", "<date>"),
+                ("<key>d</key><date>2026-11-21T09:30:00</date>", "cannot parse"),  // Foundation refuses this one itself
+                ("<key>o</key><dict><key>d</key><date>1900-02-29T00:00:00Z</date></dict>", "<date>"),
+                ("<key>r</key><real>1e400</real>", "<real>"),
+                ("<key>r</key><array><real>-1e999</real></array>", "<real>"),
+            ]
+            for item in refused {
+                try Data(Self.xml(item.body).utf8).write(to: URL(fileURLWithPath: cli.path("bad.plist")))
+                let result = try cli.run(["--store", cli.json(), "import", cli.path("bad.plist")])
+                #expect(result.status == 65, "\(item.body): \(result.standardError)")
+                #expect(result.standardError.contains(item.message), "\(item.body): \(result.standardError)")
+            }
+            #expect(try cli.contents(of: cli.json()) == ["keep": .int(1)])
+            let body = """
+                <key>old</key><date>1000-06-15T00:00:00Z</date><key>leap</key><date>2000-02-29T12:00:00Z</date>\
+                <key>inf</key><real>+infinity</real><key>big</key><real>1.7976931348623157e308</real>\
+                <!-- <date>2026-02-30T00:00:00Z</date> in a comment is no date -->
+                """
+            try Data(Self.xml(body).utf8).write(to: URL(fileURLWithPath: cli.path("fine.plist")))
+            try cli.succeed(["--store", cli.json(), "import", cli.path("fine.plist")])
+            try cli.succeed(["--store", cli.json(), "write", "old2", "--type", "json", #"{"$date": "1000-06-15T00:00:00Z"}"#])
+            let stored = try cli.contents(of: cli.json())
+            #expect(stored["old"] != nil && stored["old"] == stored["old2"])
+            #expect(stored["inf"] == .double(.infinity))
+            #expect(stored["big"] == .double(.greatestFiniteMagnitude))
+        }
+    }
+
     // MARK: Names
 
     /// Arguments and environment variables that are not UTF-8 are refused before anything is

@@ -71,6 +71,15 @@ import Testing
                 (["-float", "1e999"], "The value after -float is not valid: expected a number within the range of a double"),
                 (["-bool", "maybe"], "The value after -bool is not valid: expected a boolean"),
                 (["-date", "yesterday"], "The value after -date is not valid: expected an ISO 8601 date"),
+                // Dates that Foundation's parsers roll over or complete are refused, not changed.
+                (["-date", "2026-02-30T00:00:00Z"], "The value after -date is not valid: expected an ISO 8601 date"),
+                (["-date", "2026-11-21T25:00:00Z"], "The value after -date is not valid: expected an ISO 8601 date"),
+                (["-date", "2026-11-21T23:59:60Z"], "The value after -date is not valid: expected an ISO 8601 date"),
+                (["-date", "2026-11-21T09:30:00"], "The value after -date is not valid: expected an ISO 8601 date"),
+                (["-date", "2026-11-21 09:30:00Z"], "The value after -date is not valid: expected an ISO 8601 date"),
+                (["-date", "2026-11-21 09:30:00"], "The value after -date is not valid: expected an ISO 8601 date"),
+                (["-date", "2026-11-21 09:30:00 +9999"], "The value after -date is not valid: expected an ISO 8601 date"),
+                (["-date", "2026-11-21T09:30:00+99:99"], "The value after -date is not valid: expected an ISO 8601 date"),
                 (["-data", "0g"], "The value after -data is not valid: expected hexadecimal bytes"),
                 (["-data", "abc"], "The value after -data is not valid: expected hexadecimal bytes"),
                 (["-dict", "a"], "-dict takes KEY VALUE pairs; 1 words were given."),
@@ -133,6 +142,49 @@ import Testing
                 expected["data\(index)"] = .data(Data(bytes))
             }
             #expect(try cli.contents(of: store) == expected, "seed \(seed)")
+        }
+    }
+
+    /// A date written as text reads back as that very text, as the `{"$date": ...}` form does:
+    /// years before the Gregorian reform (not shifted as Julian dates), the first and last
+    /// years, fractions to the digit (`.123` is not `.1229999`), and the macOS spelling of the
+    /// same moment. Random moments too, each written in each spelling.
+    @Test func aDateReadsBackExactlyAsWritten() throws {
+        try withTemporaryDirectory { directory in
+            let cli = try CLI(directory)
+            let store = cli.json()
+            var texts = [
+                "1000-06-15T00:00:00Z", "0001-01-01T00:00:00Z", "1582-10-04T23:59:59Z", "1582-10-15T00:00:00Z",
+                "2026-11-21T09:30:00.123Z", "2026-11-21T09:30:00.1Z", "2026-11-21T09:30:00.9999Z", "9999-12-31T23:59:59.999Z",
+                "2000-02-29T12:00:00Z",
+            ]
+            var random = SeededGenerator(seed: 1582)
+            for _ in 0..<8 {
+                func field(_ range: Range<Int>, _ width: Int) -> String {
+                    let number = String(Int.random(in: range, using: &random))
+                    return String(repeating: "0", count: max(0, width - number.count)) + number
+                }
+                texts.append(
+                    "\(field(1..<10000, 4))-\(field(1..<13, 2))-\(field(1..<29, 2))T\(field(0..<24, 2)):\(field(0..<60, 2)):"
+                        + "\(field(0..<60, 2)).\(field(0..<100, 2))\(field(1..<10, 1))Z")  // no trailing 0: read prints the shortest text
+            }
+            for (index, text) in texts.enumerated() {
+                try cli.succeed(["--store", store, "write", "tagged\(index)", "--type", "json", #"{"$date": ""# + text + #""}"#])
+                try cli.succeed(["--store", store, "write", "typed\(index)", text, "--type", "date"])
+                try cli.succeed(["--store", store, "write", "flag\(index)", "-date", text])
+                let read = try cli.succeed(["--store", store, "read", "typed\(index)"]).standardOutput
+                #expect(read.contains(text), "\(text) read back as \(read)")
+            }
+            let stored = try cli.contents(of: store)
+            for index in texts.indices {
+                #expect(stored["typed\(index)"] != nil && stored["typed\(index)"] == stored["tagged\(index)"], "\(texts[index])")
+                #expect(stored["flag\(index)"] == stored["tagged\(index)"], "\(texts[index])")
+            }
+            // The date alone is midnight UTC; the macOS spelling is the same moment as ISO 8601.
+            try cli.succeed(["--store", store, "write", "day", "1000-06-15", "--type", "date"])
+            try cli.succeed(["--store", store, "write", "mac", "-date", "1000-06-15 01:30:00 +0130"])
+            #expect(try cli.contents(of: store)["day"] == stored["tagged0"])
+            #expect(try cli.contents(of: store)["mac"] == stored["tagged0"])
         }
     }
 }

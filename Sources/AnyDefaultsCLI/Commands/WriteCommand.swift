@@ -1,4 +1,5 @@
 import AnyDefaults
+import AnyDefaultsCore
 import ArgumentParser
 import Foundation
 
@@ -209,12 +210,16 @@ private struct TypeFlag {
         }
     }
 
-    /// A date as macOS `defaults` prints it: `2026-11-21 09:30:00 +0000`.
+    /// A date as macOS `defaults` prints it: `2026-11-21 09:30:00 +0000`, read as strictly as
+    /// ``ValueType/parseDate(_:)`` reads ISO 8601 (it is the same text, spelled differently).
     private static func macOSDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].utf8.count == 10, parts[1].utf8.count == 8, parts[2].utf8.count == 5,
+            let sign = parts[2].first, sign == "+" || sign == "-"
+        else { return nil }
+        let offset = parts[2]
+        let iso = "\(parts[0])T\(parts[1])\(offset.prefix(3)):\(offset.suffix(2))"
+        return ExactTimestamp.interval(from: iso).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// Bytes written as hexadecimal digits (spaces and a `<…>` around them allowed, as macOS prints data).

@@ -1,4 +1,5 @@
 import AnyDefaults
+import AnyDefaultsCore
 import ArgumentParser
 import Foundation
 
@@ -55,13 +56,14 @@ enum ValueType: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
+    /// A date as `read` prints one: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, `Z` or `±HH:MM`
+    /// (or a date alone, `YYYY-MM-DD`, at midnight UTC). Read exactly as the `{"$date": ...}` form
+    /// is (``ExactTimestamp``): proleptic Gregorian at every year, a fraction to the digit, and no
+    /// day, hour or offset out of range — Foundation's ISO 8601 parser reads years before 1582
+    /// as Julian dates and rolls `02-30` or `25:00` over instead of refusing them.
     static func parseDate(_ text: String) -> Date? {
         let text = text.trimmingCharacters(in: .whitespaces)
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate]] {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
+        let full = text.utf8.count == 10 ? text + "T00:00:00Z" : text
+        return ExactTimestamp.interval(from: full).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 }

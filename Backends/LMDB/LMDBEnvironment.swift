@@ -414,7 +414,7 @@ final class LMDBEnvironment: Sendable {
                 if rc == EACCES {
                     // Opened read-only (MDB_RDONLY): the store could be read but not written.
                     throw DefaultsError(
-                        .permissionDenied, "The store can only be read: its data file or its file system cannot be written. Nothing was changed.",
+                        .permissionDenied, "The store is read-only: its data file or its file system cannot be written. Nothing was changed.",
                         backend: LMDBProvider.backend, path: path, cause: LMDBStatus(rc))
                 }
                 throw DefaultsError.lmdb(rc, "begin a write transaction", path: path)

@@ -87,6 +87,10 @@ enum LMDBFiles {
         if created {
             _ = fchmod(descriptor, mode)
             if geteuid() == 0, directory.st_uid != 0 { _ = fchown(descriptor, directory.st_uid, directory.st_gid) }
+        } else if access == .readWrite, info.st_mode & 0o222 == 0 {
+            // Root opens any file for writing: a file whose mode grants no write is read-only for
+            // root too, as the other file backends treat it (Docs/Reliability.md).
+            access = .readOnly
         }
         if reserve > 0, access == .readWrite { try allocate(descriptor, bytes: reserve, path: path) }
         return (info.st_mode & 0o777, access)

@@ -203,7 +203,7 @@ public final class LMDBProvider: DefaultsProvider {
 
     /// The identity of the store in the directory `path`, without opening it.
     public static func storeIdentity(path: String) -> DefaultsStoreIdentity {
-        .files(path + "/data.mdb", sidecars: [path + "/lock.mdb"])
+        .files(path + "/data.mdb", sidecars: [path + "/lock.mdb", path + "/counter"])
     }
 
     /// Removes every key in one write transaction.

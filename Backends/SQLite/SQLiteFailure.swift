@@ -47,7 +47,7 @@ extension DefaultsError {
         case SQLITE_FULL:
             return (.storageFull, "the disk or the file system is full.")
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
-            return (.permissionDenied, "the file or its directory cannot be written.")
+            return (.permissionDenied, "the store is read-only: its file, its directory or its file system cannot be written.")
         case SQLITE_TOOBIG:
             return (.invalidValue, "the value is larger than SQLite accepts (about 1 GB).")
         case SQLITE_CANTOPEN:

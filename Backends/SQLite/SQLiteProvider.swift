@@ -298,9 +298,17 @@ public final class SQLiteProvider: DefaultsProvider {
     /// The database file and the journal files SQLite keeps beside it.
     public var storeIdentity: DefaultsStoreIdentity? { Self.storeIdentity(path: path) }
 
-    /// The identity of the store at `path` (an absolute path), without opening it.
+    /// The identity of the store at `path` (an absolute path), without opening it: the file, and
+    /// every file kept beside it (SQLite's journals, the change counter, the disk-full reserve).
     public static func storeIdentity(path: String) -> DefaultsStoreIdentity {
-        .files(path, sidecars: [path + "-wal", path + "-shm", path + "-journal"])
+        let base = sidecarBase(of: path)
+        return .files(base, sidecars: ["-wal", "-shm", "-journal", "-counter", "-reserve"].map { base + $0 })
+    }
+
+    /// Where the files beside the store at `path` are: beside the file a link at `path` leads
+    /// to, as SQLite puts its journals, so that every spelling of the store shares them.
+    static func sidecarBase(of path: String) -> String {
+        (try? FileReplacement.followingLinks(path)) ?? path
     }
 
     /// Writes validated, canonical `changes` and reports them to every instance on the file.

@@ -30,9 +30,12 @@ enum SQLiteStoreFile {
             throw DefaultsError(.invalidConfiguration, "The store path is empty.", backend: SQLiteProvider.backend)
         }
         // Absolute, so SQLite never reads a name such as ":memory:" as one of its special names.
-        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).standardizedFileURL
-        let absolute = url.path
-        let directory = url.deletingLastPathComponent().path
+        let given = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).standardizedFileURL.path
+        // SQLite follows a link at the path and keeps its journals beside the file the link leads
+        // to; the store's own files (change counter, reserve) and checks go there too, so that
+        // every spelling of the store shares them.
+        let absolute = (try? FileReplacement.followingLinks(given)).map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? given
+        let directory = (absolute as NSString).deletingLastPathComponent
         let directoryIsWritable = try checkDirectory(directory)
         do {
             try FileReplacement.checkNameLength(of: absolute, longestSuffix: SQLiteSidecars.longestSuffix)
@@ -52,7 +55,9 @@ enum SQLiteStoreFile {
             guard access(absolute, R_OK) == 0 else {
                 throw failure(errno, "The store file cannot be read", path: absolute)
             }
-            let writable = access(absolute, W_OK) == 0
+            // Root may write any file: a store whose mode grants no write is read-only for root
+            // too, as the other file backends treat it (Docs/Reliability.md).
+            let writable = access(absolute, W_OK) == 0 && (geteuid() != 0 || info.st_mode & 0o222 != 0)
             let mode: Access =
                 if writable && directoryIsWritable { .readWrite }
                 else if directoryIsWritable || hasSharedFiles(absolute) { .readOnly }

@@ -76,7 +76,7 @@ import Testing
 
         static var all: [OwnFile] {
             StoreKind.persistent.flatMap { kind in
-                (0..<(kind.scheme == "sqlite" ? 4 : kind.scheme == "userdefaults" ? 1 : 2)).flatMap { file in
+                (0..<(kind.scheme == "sqlite" ? 6 : kind.scheme == "lmdb" ? 3 : kind.scheme == "userdefaults" ? 1 : 2)).flatMap { file in
                     spellings.map { OwnFile(kind: kind, file: file, spelling: $0) }
                 }
             }

@@ -10,6 +10,8 @@ import Testing
     static let readingCommands: [[String]] = [
         ["read", "k"], ["read"], ["read", "--raw", "k"], ["read-type", "k"], ["keys"], ["keys", "--prefix", "a"], ["export"],
         ["export", "--format", "plist", "--output", "out.plist"], ["watch", "--count", "1"],
+        // A migration reads its source: a mistyped one is no copy of nothing.
+        ["migrate", "--to", "memory:"],
     ]
     /// The reading commands that end by themselves and need no file argument.
     static let quickReadingCommands = readingCommands.filter { $0.first != "watch" && !$0.contains("out.plist") }

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A JSON or UserDefaults store file made read-only (`chmod 400`, `444`) in a writable directory:
+/// A store file of any persistent backend made read-only (`chmod 400`, `444`) in a writable directory:
 /// every reading command reads it; every writing command is refused with "permission denied"
 /// (77), also as root, and the file is left byte for byte.
 @Suite(.ownThreads) struct ReadOnlyStoreTests {
@@ -13,7 +13,7 @@ import Testing
         var testDescription: String { "\(kind.scheme): mode \(String(mode, radix: 8))" }
     }
 
-    static let cases = StoreKind.fileWritten.flatMap { kind in [0o400, 0o444, 0o500].map { Case(kind: kind, mode: $0) } }
+    static let cases = StoreKind.persistent.flatMap { kind in [0o400, 0o444, 0o500].map { Case(kind: kind, mode: $0) } }
 
     @Test(arguments: cases)
     func aReadOnlyStoreIsReadableAndRefusesWrites(_ item: Case) throws {

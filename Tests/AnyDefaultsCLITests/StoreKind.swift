@@ -47,8 +47,8 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
         let location = location(cli, name)
         switch scheme {
         case "json": return [location, location + ".lock"]
-        case "sqlite": return [location, location + "-wal", location + "-shm", location + "-journal"]
-        case "lmdb": return [location + "/data.mdb", location + "/lock.mdb"]
+        case "sqlite": return [location, location + "-wal", location + "-shm", location + "-journal", location + "-counter", location + "-reserve"]
+        case "lmdb": return [location + "/data.mdb", location + "/lock.mdb", location + "/counter"]
         default: return [cli.path("config/\(location).plist")]
         }
     }

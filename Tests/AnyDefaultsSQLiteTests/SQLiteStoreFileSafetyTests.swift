@@ -259,4 +259,32 @@ import AnyDefaultsPlatform
             }
         }
     }
+
+    /// A store opened through a symbolic link keeps every file beside the file the link leads to,
+    /// as SQLite keeps its journals: one change counter and one reserve for every spelling of the
+    /// store (two counters would let one spelling's cache miss the other's commits), and its
+    /// identity names them all, so that nothing is written over them.
+    @Test func aStoreOpenedThroughALinkKeepsItsFilesBesideTheFileItLeadsTo() throws {
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory.path("a"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory.path("b"), withIntermediateDirectories: true)
+            let target = directory.path("a/t.sqlite"), link = directory.path("b/l.sqlite")
+            let direct = try SQLiteProvider(path: target)
+            try direct.setValue(.int(1), forKey: "k")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "../a/t.sqlite")
+            let linked = try SQLiteProvider(path: link).cached()
+            #expect(try linked.value(forKey: "k") == .int(1))
+            try linked.setValue(.int(2), forKey: "k")
+            #expect(try direct.value(forKey: "k") == .int(2))
+            for suffix in ["-wal", "-shm", "-counter", "-reserve"] {
+                #expect(FileManager.default.fileExists(atPath: target + suffix), "\(suffix)")
+                #expect(!FileManager.default.fileExists(atPath: link + suffix), "\(suffix) beside the link")
+            }
+            let identity = SQLiteProvider.storeIdentity(path: link)
+            for suffix in ["", "-wal", "-shm", "-counter", "-reserve"] {
+                #expect(identity.contains(file: target + suffix), "\(suffix)")
+            }
+            #expect(identity.overlaps(SQLiteProvider.storeIdentity(path: target)))
+        }
+    }
 }

@@ -39,7 +39,9 @@ struct MigrateCommand: ParsableCommand {
             {
                 throw sameStore()
             }
-            let sourceProvider = try store.openForCommand(source)
+            // The source is read: one that does not exist is "no such store" (66), not a copy of
+            // nothing that would look like a successful move (and create an empty source).
+            let sourceProvider = try store.openExisting().provider
             let destinationProvider = try StoreOptions.openForCommand(destination)
             // The library's copy and move: the same-store check by the opened stores' identities,
             // a move refused into a store that does not persist, the compare-and-remove.

@@ -47,7 +47,7 @@ package enum FileReplacement {
 
     /// `path` with its final symbolic links followed, without the ownership rule of
     /// ``target(of:)``: where a write would land, for comparing identities.
-    static func followingLinks(_ path: String) throws(SystemCallError) -> String {
+    package static func followingLinks(_ path: String) throws(SystemCallError) -> String {
         try followLinks(path, checkingOwners: false)
     }
 

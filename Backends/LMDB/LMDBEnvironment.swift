@@ -90,7 +90,9 @@ final class LMDBEnvironment: Sendable {
         self.path = path
         dataFilePath = path + "/data.mdb"
         self.options = options
-        maximumMapSize = Self.rounded(max(options.maximumMapSize, options.initialMapSize), to: Int(getpagesize()))
+        // The maximum is what was asked for: a smaller maximum than the initial size caps the
+        // initial map (the default initial 4 MiB must not lift `maxsize=1MiB`).
+        maximumMapSize = Self.rounded(max(options.maximumMapSize, 1), to: Int(getpagesize()))
         writer = Mutex(WriterState(syncIsOff: options.durability == .noSync))
         changeCounter = try SharedChangeCounter(
             file: path + "/counter", backend: LMDBProvider.backend, likeFile: path + "/data.mdb")

@@ -25,6 +25,14 @@ extension LMDBProvider {
             identity: { LMDBProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             let defaults = LMDBProvider.Options()
+            if let initial = configuration.options["mapsize"], let maximum = configuration.options["maxsize"],
+                try configuration.byteCountOption("mapsize", default: 0) > configuration.byteCountOption("maxsize", default: 0)
+            {
+                throw DefaultsError(
+                    .invalidConfiguration,
+                    "The option mapsize=\(initial) is larger than maxsize=\(maximum): the map starts at mapsize and never grows past maxsize.",
+                    backend: LMDBProvider.backend)
+            }
             let options = try LMDBProvider.Options(
                 initialMapSize: configuration.byteCountOption("mapsize", default: defaults.initialMapSize),
                 maximumMapSize: configuration.byteCountOption("maxsize", default: defaults.maximumMapSize),

@@ -24,8 +24,9 @@ extension LMDBProvider {
         /// as needed. The map reserves address space, not disk space. Default 4 MiB.
         public var initialMapSize: Int
         /// The largest the map may grow to, in bytes: the most data the store can hold. A write
-        /// that needs more fails with ``DefaultsError/Code-swift.struct/storageFull``. At least
-        /// `initialMapSize`. Default 1 GiB.
+        /// that needs more fails with ``DefaultsError/Code-swift.struct/storageFull``. The initial
+        /// map is never larger (a smaller maximum caps it); a store file already larger than it
+        /// keeps its data and can still be read and shrunk. Default 1 GiB.
         public var maximumMapSize: Int
         /// How much a committed write survives. Default ``Durability-swift.enum/synced``.
         public var durability: Durability

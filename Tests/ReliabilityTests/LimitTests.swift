@@ -75,6 +75,35 @@ import TestSupport
         }
     }
 
+    /// `maxsize` is the most the store holds also when it is below the default initial map
+    /// (4 MiB): `maxsize=1MiB` alone is not lifted to 4 MiB; and a `mapsize` above `maxsize` is a
+    /// configuration error rather than a silent choice of one of them.
+    @Test func lmdbMaxsizeBelowTheInitialMapIsHonoured() throws {
+        try withTestStore("lmdb") { store, _ in
+            let provider = try ProviderRegistry.standard.makeProvider(store.string("maxsize=1MiB"))
+            let chunk = DefaultsValue.data(Data(repeating: 7, count: 64 << 10))
+            var written = 0
+            var full: DefaultsError?
+            while written < 64 {
+                do {
+                    try provider.setValue(chunk, forKey: "chunk.\(written)")
+                    written += 1
+                } catch let error as DefaultsError {
+                    full = error
+                    break
+                }
+            }
+            #expect(full?.code == .storageFull, "\(String(describing: full))")
+            #expect(full?.message.contains("\(1 << 20) bytes") == true, "\(String(describing: full))")
+            #expect(written > 2 && written < 16, "\(written) chunks of 64 KiB in a 1 MiB map")
+            for index in 0..<written { #expect(try provider.value(forKey: "chunk.\(index)") == chunk) }
+            let refused = #expect(throws: DefaultsError.self) {
+                try ProviderRegistry.standard.makeProvider(store.string("mapsize=2MiB", "maxsize=1MiB"))
+            }
+            #expect(refused?.code == .invalidConfiguration && refused?.message.contains("larger than maxsize") == true)
+        }
+    }
+
     /// LMDB's map is bounded (`maxsize`): a write that needs more fails with `storageFull`, leaves
     /// no trace, and the store goes on working: what was there reads back, and freeing room lets
     /// writes succeed again (from the second commit after the freeing one; see below).

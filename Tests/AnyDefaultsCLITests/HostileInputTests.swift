@@ -45,6 +45,10 @@ import Testing
         Case(["--store", "memory:", "write", "k", "null", "--type", "json"], 64, "null"),
         Case(["--store", "memory:", "write", "k", String(repeating: "[", count: 100_000), "--type", "json"], 64, "nest"),
         Case(["--store", "memory:", "write", "k", "v", "--type", "yaml"], 64, "yaml"),
+        // Input that cannot be an export is refused at its first byte, not read to an end that
+        // never comes.
+        Case(["--store", "memory:", "import", "/dev/zero"], 65, "does not start like one"),
+        Case(["--store", "memory:", "import", "--format", "json", "/dev/zero"], 65, "not a valid json export"),
         Case(["--store", "memory:", "write", "", "v"], 64, "empty"),
         Case(["--store", "memory:", "write", "k"], 64, "<value>"),
         // Commands and options.

@@ -26,7 +26,13 @@ struct ImportCommand: ParsableCommand {
         defer { progress.clear() }
         try reportingErrors {
             progress.show("reading \(file)")
-            let data = try InputFile.read(file)
+            let data = try InputFile.read(file) { (byte: UInt8) throws(CommandFailure) in
+                guard ExportFormat.mayStart(with: byte, as: self.format) else {
+                    throw CommandFailure(
+                        ExitStatus.dataError,
+                        "\(file) is not a valid \(self.format?.rawValue ?? "json or plist") export: it does not start like one (a JSON export starts with {, a property list with <?xml, <plist or bplist)")
+                }
+            }
             let format = format ?? ExportFormat.detect(data)
             progress.show("parsing \(data.count) bytes of \(format.rawValue)")
             let values: [String: DefaultsValue]

@@ -30,6 +30,23 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
     /// The format a file's first bytes show: a property list (binary, or XML) or else JSON.
     static func detect(_ data: Data) -> ExportFormat {
         let head = String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return head.hasPrefix("bplist") || head.hasPrefix("<?xml") || head.hasPrefix("<plist") ? .plist : .json
+        let start = head.hasPrefix("\u{FEFF}") ? String(head.dropFirst()) : head
+        return start.hasPrefix("bplist") || start.hasPrefix("<") ? .plist : .json
+    }
+
+    /// Whether a file of `format` (`nil`: detected) can start with `byte`, its first byte that is
+    /// not white space: `{` for JSON (an export is an object); `<` or `b` (`bplist`) for a
+    /// property list, and for OpenStep text given as `--format plist` also `{`, `(`, `"`, `'`,
+    /// `/` (a comment) or an unquoted word.
+    static func mayStart(with byte: UInt8, as format: ExportFormat?) -> Bool {
+        let plist = byte == UInt8(ascii: "<") || byte == UInt8(ascii: "b")
+        switch format {
+        case .json: return byte == UInt8(ascii: "{")
+        case nil: return byte == UInt8(ascii: "{") || plist
+        case .plist:
+            let word = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
+            return plist || word || [UInt8(ascii: "{"), UInt8(ascii: "("), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "/")].contains(byte)
+        }
     }
 }

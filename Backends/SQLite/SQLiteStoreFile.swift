@@ -164,7 +164,8 @@ enum SQLiteStoreFile {
     }
 
     private static func failure(_ number: Int32, _ what: String, path: String) -> DefaultsError {
-        let cause = POSIXError(POSIXErrorCode(rawValue: number) ?? .EIO)
+        // The system's words, not Foundation's bridged `NSError` text.
+        let cause = SystemCallError(call: "open", path: path, number: number)
         let code: DefaultsError.Code
         let reason: String
         switch number {

@@ -70,6 +70,7 @@ import Testing
                 (["-int", "1", "2"], "-int takes one value (quote a value with spaces)."),
                 (["-float", "1e999"], "The value after -float is not valid: expected a number within the range of a double"),
                 (["-bool", "maybe"], "The value after -bool is not valid: expected a boolean"),
+                (["-float", "-nan"], "The value after -float is not valid: expected a number (or nan, inf, -inf)"),
                 (["-date", "yesterday"], "The value after -date is not valid: expected an ISO 8601 date"),
                 // Dates that Foundation's parsers roll over or complete are refused, not changed.
                 (["-date", "2026-02-30T00:00:00Z"], "The value after -date is not valid: expected an ISO 8601 date"),
@@ -88,6 +89,8 @@ import Testing
                 (["-array", "-int", "x"], "The value after -int is not valid: expected a whole number"),
                 (["-array", "-array", "x"], "-array cannot hold -array: for arrays or dictionaries inside others use --type json."),
                 (["-dict", "a", "-dict"], "-dict cannot hold -dict"),
+                (["-dict", "a", "-int", "1", "a", "-int", "2"], #"-dict names the key "a" twice"#),
+                (["-dict", "caf\u{E9}", "1", "cafe\u{301}", "2"], "-dict names the key"),
                 (["-int", "5", "--type", "int"], "Give the type once: -int or --type, not both."),
                 (["-long", "5"], "Unknown type flag -long: use one of -string -int -integer -float -double -bool -boolean -date -data -array -dict -array-add -dict-add, or --type TYPE."),
                 (["-Int", "5"], "Unknown type flag -Int"),

@@ -36,6 +36,7 @@ import TestSupport
         ("json:/x?cache=maybe", "use on or off"),
         ("json:/x?mode", "has no value"),
         ("json:/x?a=1&a=2", "given twice"),
+        ("json:/x?cache=off&cache=on", "given twice"),
         ("json:/x%zz", "not followed by two hex digits"),
     ])
     func rejectsMalformedStrings(text: String, says: String) {

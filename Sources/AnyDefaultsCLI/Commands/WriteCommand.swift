@@ -168,7 +168,11 @@ private struct TypeFlag {
                 let key = words[index]
                 index += 1
                 guard index < words.count else { throw ValidationError("\(word) takes KEY VALUE pairs; \(words.count) words were given.") }
-                entries[key] = try element(of: words, at: &index)
+                // As `--type json` refuses an object that names a key twice: the second would
+                // silently replace the first (also a second spelling, equal after normalization).
+                guard entries.updateValue(try element(of: words, at: &index), forKey: key) == nil else {
+                    throw ValidationError("\(word) names the key \(key.debugDescription) twice (or two spellings of it, equal after Unicode normalization); give each key once.")
+                }
             }
             return .dictionary(entries)
         case .one(let scalar):

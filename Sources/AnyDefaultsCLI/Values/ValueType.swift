@@ -30,7 +30,7 @@ enum ValueType: String, ExpressibleByArgument, CaseIterable {
             default:
                 switch ExactJSON.double(fromLiteral: trimmed) {
                 case .success(let value): return .double(value)
-                case .failure(let problem) where Double(trimmed) != nil: throw bad("a number within the range of a double: \(problem.reason)")
+                case .failure(let problem) where Double(trimmed)?.isNaN == false: throw bad("a number within the range of a double: \(problem.reason)")
                 case .failure: throw bad("a number (or nan, inf, -inf)")
                 }
             }

@@ -88,7 +88,7 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
         let location = try Self.decode(String(rest), what: "the location")
 
         var options: [String: String] = [:]
-        var cache = true
+        var cache: Bool?
         for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = try Self.decode(String(parts[0]), what: "an option name").lowercased()
@@ -96,16 +96,16 @@ public struct StoreConfiguration: Sendable, Hashable, CustomStringConvertible {
                 throw Self.error("The option \"\(item)\" has no value; write NAME=VALUE.")
             }
             let value = try Self.decode(String(parts[1]), what: "the value of \(name)")
+            guard options[name] == nil, name != "cache" || cache == nil else {
+                throw Self.error("The option \"\(name)\" is given twice.")
+            }
             if name == "cache" {
                 cache = try Self.parseOnOff(value, option: "cache")
                 continue
             }
-            guard options[name] == nil else {
-                throw Self.error("The option \"\(name)\" is given twice.")
-            }
             options[name] = value
         }
-        self.init(scheme: scheme, location: location, options: options, cache: cache, baseDirectory: baseDirectory, authority: authority)
+        self.init(scheme: scheme, location: location, options: options, cache: cache ?? true, baseDirectory: baseDirectory, authority: authority)
     }
 
     /// The canonical string of this configuration; parsing it gives this configuration back.

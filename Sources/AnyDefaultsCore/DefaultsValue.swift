@@ -34,6 +34,15 @@ extension DefaultsValue: Hashable {
     /// Compared without recursion (an explicit stack), so that values at the maximum nesting
     /// depth compare on a thread with a small stack.
     public static func == (lhs: DefaultsValue, rhs: DefaultsValue) -> Bool {
+        // Scalars, the common case (a cache checking whether a write changes anything), without
+        // the walk's bookkeeping.
+        switch (lhs, rhs) {
+        case let (.int(a), .int(b)): return a == b
+        case let (.string(a), .string(b)): return sameScalars(a, b)
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.double(a), .double(b)): return sameBits(a, b)
+        default: break
+        }
         var pending: [(DefaultsValue, DefaultsValue)] = []
         var current = (lhs, rhs)
         while true {
@@ -101,7 +110,9 @@ extension DefaultsValue: Hashable {
     /// Hashing stays canonical, which is consistent: equal scalars are canonically equivalent.
     @inline(__always)
     static func sameScalars(_ a: String, _ b: String) -> Bool {
-        guard a == b else { return false }
+        // The same scalars are the same UTF-8 bytes (and then `==` holds too): one comparison of
+        // bytes, none at all for the same string (a cached value compared with itself).
+        if sameStorage(a, b) { return true }
         let same = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in
                 guard x.count == y.count, let p = x.baseAddress, let q = y.baseAddress else { return x.count == y.count }

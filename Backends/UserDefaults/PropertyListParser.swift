@@ -95,37 +95,45 @@ enum PropertyListParser {
     /// CDATA sections.
     static func elementTexts(_ name: String, in bytes: [UInt8]) -> [String] {
         let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
-        let comment = (Array("<!--".utf8), Array("-->".utf8))
-        let cdata = (Array("<![CDATA[".utf8), Array("]]>".utf8))
         var texts: [String] = []
-        var index = 0
-        func matches(_ pattern: [UInt8], at position: Int) -> Bool {
-            position + pattern.count <= bytes.count && bytes[position..<position + pattern.count].elementsEqual(pattern)
-        }
-        func find(_ end: [UInt8], from position: Int) -> Int {
-            var position = position
-            while position < bytes.count, !matches(end, at: position) { position += 1 }
-            return position
-        }
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "<") else {
-                index += 1
-                continue
-            }
-            if matches(comment.0, at: index) {
-                index = find(comment.1, from: index + comment.0.count) + comment.1.count
-            } else if matches(cdata.0, at: index) {
-                index = find(cdata.1, from: index + cdata.0.count) + cdata.1.count
-            } else if matches(open, at: index) {
-                let start = index + open.count
-                let end = find(close, from: start)
-                texts.append(String(decoding: bytes[start..<min(end, bytes.count)], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-                index = end + close.count
-            } else {
-                index += 1
-            }
+        forEachTag(in: bytes) { index in
+            guard matches(open, in: bytes, at: index) else { return nil }
+            let start = index + open.count
+            let end = find(close, in: bytes, from: start)
+            texts.append(String(decoding: bytes[start..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            return end + close.count
         }
         return texts
+    }
+
+    /// Calls `visit` with the position of every `<` of `bytes` outside comments and CDATA sections
+    /// (which are skipped whole); `visit` returns where to go on, or `nil` for the next byte.
+    private static func forEachTag(in bytes: [UInt8], _ visit: (Int) -> Int?) {
+        let comment = (Array("<!--".utf8), Array("-->".utf8))
+        let cdata = (Array("<![CDATA[".utf8), Array("]]>".utf8))
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] != UInt8(ascii: "<") {
+                index += 1
+            } else if matches(comment.0, in: bytes, at: index) {
+                index = find(comment.1, in: bytes, from: index + comment.0.count) + comment.1.count
+            } else if matches(cdata.0, in: bytes, at: index) {
+                index = find(cdata.1, in: bytes, from: index + cdata.0.count) + cdata.1.count
+            } else {
+                index = visit(index) ?? index + 1
+            }
+        }
+    }
+
+    private static func matches(_ pattern: [UInt8], in bytes: [UInt8], at position: Int) -> Bool {
+        position + pattern.count <= bytes.count && bytes[position..<position + pattern.count].elementsEqual(pattern)
+    }
+
+    /// Where `pattern` starts at or after `position`, or the end of `bytes`.
+    private static func find(_ pattern: [UInt8], in bytes: [UInt8], from position: Int) -> Int {
+        var position = position
+        while position < bytes.count, !matches(pattern, in: bytes, at: position) { position += 1 }
+        return min(position, bytes.count)
     }
 
     /// How many dictionary entries `object` holds, at every level.
@@ -142,36 +150,14 @@ enum PropertyListParser {
     static func keyElements(in bytes: [UInt8]) -> Int {
         guard isXML(bytes) else { return 0 }
         let open = Array("<key".utf8)
-        let comment = (Array("<!--".utf8), Array("-->".utf8))
-        let cdata = (Array("<![CDATA[".utf8), Array("]]>".utf8))
+        let ends: [UInt8] = [UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
         var count = 0
-        var index = 0
-        func matches(_ pattern: [UInt8], at position: Int) -> Bool {
-            position + pattern.count <= bytes.count && bytes[position..<position + pattern.count].elementsEqual(pattern)
-        }
-        func skip(past end: [UInt8], from position: Int) -> Int {
-            var position = position
-            while position < bytes.count, !matches(end, at: position) { position += 1 }
-            return position + end.count
-        }
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "<") else {
-                index += 1
-                continue
+        forEachTag(in: bytes) { index in
+            guard matches(open, in: bytes, at: index), index + open.count < bytes.count, ends.contains(bytes[index + open.count]) else {
+                return nil
             }
-            if matches(comment.0, at: index) {
-                index = skip(past: comment.1, from: index + comment.0.count)
-            } else if matches(cdata.0, at: index) {
-                index = skip(past: cdata.1, from: index + cdata.0.count)
-            } else if matches(open, at: index), index + open.count < bytes.count,
-                [UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
-                    .contains(bytes[index + open.count])
-            {
-                count += 1
-                index += open.count
-            } else {
-                index += 1
-            }
+            count += 1
+            return index + open.count
         }
         return count
     }

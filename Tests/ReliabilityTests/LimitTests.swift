@@ -75,24 +75,27 @@ import TestSupport
         }
     }
 
+    /// Writes 64 KiB chunks (`chunk.0`, `chunk.1`...) until a write fails or 64 were written:
+    /// the chunk, how many were written, and the error that stopped it.
+    static func fillUntilFull(_ provider: any DefaultsProvider) -> (chunk: DefaultsValue, written: Int, full: DefaultsError?) {
+        let chunk = DefaultsValue.data(Data(repeating: 7, count: 64 << 10))
+        for written in 0..<64 {
+            do {
+                try provider.setValue(chunk, forKey: "chunk.\(written)")
+            } catch {
+                return (chunk, written, error)
+            }
+        }
+        return (chunk, 64, nil)
+    }
+
     /// `maxsize` is the most the store holds also when it is below the default initial map
     /// (4 MiB): `maxsize=1MiB` alone is not lifted to 4 MiB; and a `mapsize` above `maxsize` is a
     /// configuration error rather than a silent choice of one of them.
     @Test func lmdbMaxsizeBelowTheInitialMapIsHonoured() throws {
         try withTestStore("lmdb") { store, _ in
             let provider = try ProviderRegistry.standard.makeProvider(store.string("maxsize=1MiB"))
-            let chunk = DefaultsValue.data(Data(repeating: 7, count: 64 << 10))
-            var written = 0
-            var full: DefaultsError?
-            while written < 64 {
-                do {
-                    try provider.setValue(chunk, forKey: "chunk.\(written)")
-                    written += 1
-                } catch let error as DefaultsError {
-                    full = error
-                    break
-                }
-            }
+            let (chunk, written, full) = Self.fillUntilFull(provider)
             #expect(full?.code == .storageFull, "\(String(describing: full))")
             #expect(full?.message.contains("\(1 << 20) bytes") == true, "\(String(describing: full))")
             #expect(written > 2 && written < 16, "\(written) chunks of 64 KiB in a 1 MiB map")
@@ -110,18 +113,7 @@ import TestSupport
     @Test func lmdbMapFullIsStorageFullAndTheStoreGoesOn() throws {
         try withTestStore("lmdb") { store, _ in
             let provider = try ProviderRegistry.standard.makeProvider(store.string("mapsize=256KiB", "maxsize=1MiB"))
-            let chunk = DefaultsValue.data(Data(repeating: 7, count: 64 << 10))
-            var written = 0
-            var full: DefaultsError?
-            while written < 64 {
-                do {
-                    try provider.setValue(chunk, forKey: "chunk.\(written)")
-                    written += 1
-                } catch let error as DefaultsError {
-                    full = error
-                    break
-                }
-            }
+            let (chunk, written, full) = Self.fillUntilFull(provider)
             #expect(full?.code == .storageFull, "\(String(describing: full))")
             // The message names the option both ways (issue 27.6), and the error is the store's state.
             #expect(full?.message.contains("maxsize=") == true && full?.message.contains("LMDBProvider.Options.maximumMapSize") == true)

@@ -25,17 +25,17 @@ extension LMDBProvider {
             identity: { LMDBProvider.storeIdentity(path: $0.location) }
         ) { (configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider in
             let defaults = LMDBProvider.Options()
-            if let initial = configuration.options["mapsize"], let maximum = configuration.options["maxsize"],
-                try configuration.byteCountOption("mapsize", default: 0) > configuration.byteCountOption("maxsize", default: 0)
-            {
+            let initial = try configuration.byteCountOption("mapsize", default: defaults.initialMapSize)
+            let maximum = try configuration.byteCountOption("maxsize", default: defaults.maximumMapSize)
+            if let given = configuration.options["mapsize"], let limit = configuration.options["maxsize"], initial > maximum {
                 throw DefaultsError(
                     .invalidConfiguration,
-                    "The option mapsize=\(initial) is larger than maxsize=\(maximum): the map starts at mapsize and never grows past maxsize.",
+                    "The option mapsize=\(given) is larger than maxsize=\(limit): the map starts at mapsize and never grows past maxsize.",
                     backend: LMDBProvider.backend)
             }
             let options = try LMDBProvider.Options(
-                initialMapSize: configuration.byteCountOption("mapsize", default: defaults.initialMapSize),
-                maximumMapSize: configuration.byteCountOption("maxsize", default: defaults.maximumMapSize),
+                initialMapSize: initial,
+                maximumMapSize: maximum,
                 durability: configuration.option(
                     "durability", choices: ["full": .synced, "synced": .synced, "nosync": .noSync], default: .synced),
                 lockTimeout: configuration.lockTimeoutOption(defaultSeconds: 5))

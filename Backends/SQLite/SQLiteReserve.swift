@@ -15,7 +15,8 @@ import AnyDefaultsPlatform
 enum SQLiteReserve {
     static let size = 1 << 20
 
-    static func path(forStore store: String) -> String { SQLiteProvider.sidecarBase(of: store) + "-reserve" }
+    /// `store` is an open store's path, its links already followed.
+    static func path(forStore store: String) -> String { store + "-reserve" }
 
     /// Makes the reserve if it is missing and the disk has room for it. Never fails.
     static func ensure(forStore store: String) {

@@ -64,12 +64,12 @@ final class SQLiteSharedFile: Sendable {
         self.changeCounter = changeCounter
     }
 
-    /// The change counter of the store at `path` (its file `<path>-counter`, beside the file a
-    /// link at `path` leads to), shared by every file opened at that path in this process.
+    /// The change counter of the store at `path` (its file `<path>-counter`), shared by every
+    /// file opened at that path in this process. `path` is a connection's, with its links already
+    /// followed (`SQLiteStoreFile.prepare`), so every spelling of a store shares one counter.
     static func counter(forStore path: String) throws(DefaultsError) -> SharedChangeCounter {
-        let base = SQLiteProvider.sidecarBase(of: path)
-        return try counters.object(for: base) { () throws(DefaultsError) in
-            try SharedChangeCounter(file: base + "-counter", backend: SQLiteProvider.backend, likeFile: base)
+        try counters.object(for: path) { () throws(DefaultsError) in
+            try SharedChangeCounter(file: path + "-counter", backend: SQLiteProvider.backend, likeFile: path)
         }.object
     }
 

@@ -100,24 +100,29 @@ public final class ChangeBroadcaster: Sendable {
     /// Delivers queued events, unless another thread is already doing so (that thread then
     /// delivers them). Call it without holding any lock of yours.
     public func deliverPending() {
-        var batch = state.withLock { state -> Batch? in
+        let batch = state.withLock { state -> Batch? in
             guard !state.delivering, !state.pending.isEmpty else { return nil }
             state.delivering = true
             return state.takeBatch()
         }
-        while let current = batch {
-            current.deliver()
-            batch = state.withLock { state -> Batch? in
-                guard !state.pending.isEmpty else {
-                    state.delivering = false
-                    return nil
-                }
-                return state.takeBatch()
+        guard let batch else { return }
+        batch.deliver()
+        deliverRest()
+    }
+
+    /// Delivers what was queued meanwhile, for the thread that is delivering, and ends its turn.
+    private func deliverRest() {
+        while let batch = state.withLock({ state -> Batch? in
+            guard !state.pending.isEmpty else {
+                state.delivering = false
+                return nil
             }
+            return state.takeBatch()
+        }) {
+            batch.deliver()
         }
     }
 
-    /// Queues and delivers events at once; for providers whose commits are already ordered.
     @inlinable
     public func publish(_ events: some Sequence<DefaultsChangeEvent>) {
         enqueue(events)
@@ -126,7 +131,20 @@ public final class ChangeBroadcaster: Sendable {
 
     /// Queues and delivers one event at once; for providers whose commits are already ordered.
     public func publish(_ event: DefaultsChangeEvent) {
-        enqueue(event)
-        deliverPending()
+        // The usual case, nothing queued and no delivery under way, takes the lock once before
+        // delivering and once after, and leaves the queue alone.
+        let handlers = state.withLock { state -> [Handler]? in
+            guard !state.handlers.isEmpty else { return [] }
+            guard !state.delivering, state.pending.isEmpty else {
+                state.pending.append(event)
+                return nil
+            }
+            state.delivering = true
+            return state.handlerList
+        }
+        guard let handlers else { return deliverPending() }
+        guard !handlers.isEmpty else { return }
+        for handler in handlers { handler(event) }
+        deliverRest()
     }
 }

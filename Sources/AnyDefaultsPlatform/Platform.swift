@@ -13,3 +13,13 @@
 #else
 #error("AnyDefaults needs a POSIX C library: Glibc or Musl (Linux) or Darwin (Apple platforms).")
 #endif
+
+/// A number that differs between threads alive at the same time (the thread's `pthread_t`).
+@inline(__always)
+public func currentThreadToken() -> UInt {
+    #if canImport(Glibc)
+    UInt(pthread_self())
+    #else
+    UInt(bitPattern: pthread_self())
+    #endif
+}

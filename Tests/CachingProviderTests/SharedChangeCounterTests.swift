@@ -49,6 +49,40 @@ import AnyDefaultsPlatform
         }
     }
 
+    /// The same through `Defaults` and typed keys, whose reads take the cache's published
+    /// answers without its lock: the commit count is checked on that path too.
+    @Test func typedReadsInFrontOfTwoProcessesNeverReadAReplacedValue() throws {
+        let seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SeededGenerator(seed: seed)
+        let keys = (0..<6).map { DefaultsKey<Int>("k\($0)", default: -1) }
+        try withTemporaryDirectory { directory in
+            let storage = LoggedStorage()
+            let first = try LoggedProvider(storage: storage, counterFile: directory.path("counter"), likeFile: directory.path("store"))
+            let second = try LoggedProvider(storage: storage, counterFile: directory.path("counter"), likeFile: directory.path("store"))
+            let stores = [Defaults(first), Defaults(second)]
+            var model: [Int: Int] = [:]
+            var stale = 0
+            for step in 0..<4_000 {
+                let key = Int.random(in: 0..<6, using: &random)
+                let side = Int.random(in: 0..<2, using: &random)
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<3:
+                    stores[side][keys[key]] = step
+                    model[key] = step
+                case 3:
+                    stores[side].reset(keys[key])
+                    model[key] = nil
+                default:
+                    // Twice: the second read is the one a published answer serves.
+                    if stores[side][keys[key]] != model[key] ?? -1 { stale += 1 }
+                    if stores[side][keys[key]] != model[key] ?? -1 { stale += 1 }
+                }
+            }
+            #expect(stale == 0, "seed \(seed)")
+            #expect(stores.allSatisfy { ($0.statistics?.hits ?? 0) > 0 }, "seed \(seed)")
+        }
+    }
+
     @Test func aWriteTheCacheWouldSkipIsNotSkippedAfterAnotherProcessChangedTheKey() throws {
         try withTemporaryDirectory { directory in
             let storage = LoggedStorage()

@@ -2,11 +2,13 @@ import AnyDefaultsCore
 import AnyDefaultsMemory
 import Benchmark
 import BenchmarkSupport
+import Dispatch
 import Synchronization
 
 extension DefaultsKeys {
     fileprivate static let writtenCount = DefaultsKey<Int>("written.count", default: 0)
     fileprivate static let writtenName = DefaultsKey<String>("written.name", default: "")
+    fileprivate static let sharedCount = DefaultsKey<Int>("shared.count", default: 0)
 }
 
 // The facade's typed reads against the raw cached read they are built on, side by side: both go
@@ -41,4 +43,32 @@ let benchmarks: @Sendable () -> Void = {
         baseline: { count in
             for index in 0..<count { bare.withLock { $0["written.count"] = .int(Int64(index & 1)) } }
         })
+
+    // Reads on several threads at once (issue 24): each of `threads` threads makes 10,000 reads
+    // of one cached key, so an iteration of the 2-thread benchmark reads twice as much as one of
+    // the 1-thread benchmark; equal times mean the reads scale with the threads. The typed read
+    // takes the cache's published answer without a lock; the raw cached read takes the cache's
+    // lock, shown for contrast. (This machine has 2 cores: 4 threads cannot take less than twice
+    // the time of 1.)
+    let shared = Defaults(MemoryProvider(["shared.count": .int(7)]))
+    guard let sharedCache = shared.provider as? CachingProvider<MemoryProvider> else { return }
+    _ = shared[.sharedCount]
+    _ = shared[.sharedCount]
+    for threads in [1, 2, 4] {
+        let label = threads == 1 ? "1 thread" : "\(threads) threads"
+        Benchmark("Defaults typed read Int, \(label)", configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(2))) { benchmark in
+            for _ in benchmark.scaledIterations {
+                DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                    for _ in 0..<10_000 { blackHole(shared[.sharedCount]) }
+                }
+            }
+        }
+        Benchmark("Baseline: raw cached read Int (locked), \(label)", configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(2))) { benchmark in
+            for _ in benchmark.scaledIterations {
+                DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                    for _ in 0..<10_000 { blackHole(try? sharedCache.value(forKey: "shared.count")) }
+                }
+            }
+        }
+    }
 }

@@ -13,14 +13,16 @@ public final class RawLMDBStore: @unchecked Sendable {
     private let readTransaction: OpaquePointer
 
     /// Opens (creating if needed) the store in the directory `path`, with a map of `mapSize`
-    /// bytes (LMDB's default, 10 MiB, is too small for the larger stores).
-    public init(path: String, noSync: Bool, mapSize: Int = 1 << 30) throws {
+    /// bytes (LMDB's default, 10 MiB, is too small for the larger stores); `writeMap` adds
+    /// `MDB_WRITEMAP` (commits write the shared map in place; issue 24's candidate).
+    public init(path: String, noSync: Bool, mapSize: Int = 1 << 30, writeMap: Bool = false) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var env: OpaquePointer?
         guard mdb_env_create(&env) == MDB_SUCCESS, let env else { throw Failure(code: -1) }
         var rc = mdb_env_set_mapsize(env, mapSize)
         guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
-        rc = mdb_env_open(env, path, UInt32(MDB_NOTLS) | (noSync ? UInt32(MDB_NOSYNC) : 0), 0o600)
+        let flags = UInt32(MDB_NOTLS) | (noSync ? UInt32(MDB_NOSYNC) : 0) | (writeMap ? UInt32(MDB_WRITEMAP) : 0)
+        rc = mdb_env_open(env, path, flags, 0o600)
         guard rc == MDB_SUCCESS else { throw Failure(code: rc) }
         var txn: OpaquePointer?
         rc = mdb_txn_begin(env, nil, 0, &txn)

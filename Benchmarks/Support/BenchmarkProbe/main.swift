@@ -5,7 +5,8 @@
 //   lmdb-read-raw | lmdb-read-provider          point reads of random keys in a store of KEYS keys
 //   sqlite-read-raw | sqlite-read-provider      the same with SQLite
 //   lmdb-open-provider | sqlite-open-provider   open a store of KEYS keys, read one key, close it
-//   lmdb-write-nosync-raw | -provider | -observed | -cached     one MDB_NOSYNC write
+//   lmdb-write-nosync-raw | -rawmap | -provider | -observed | -cached   one MDB_NOSYNC write
+//                                               (-rawmap: raw, with MDB_WRITEMAP)
 //   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
 //   json-write-bare | json-write-provider      one write of a 1 KiB settings file (run under strace -c too)
 //   json-write-nowatch | -otherstore            the provider not watching the file, and with another
@@ -17,6 +18,10 @@
 //   typed-read-codable                          a Codable read through Defaults (decoded once)
 //   tracked-read-int                            the typed read of ObservationBenchmarks ("Tracked
 //                                               typed read Int"), on the store it is measured on
+//   mmkv-table                                  the operations of the MMKV table of
+//                                               Docs/Performance.md through Defaults (default cache)
+//                                               on memory, LMDB no-sync, SQLite and JSON, 1000 keys;
+//                                               COUNT reads, COUNT / 10 writes (COUNT / 1000 on JSON)
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
 import AnyDefaultsLMDB
@@ -75,6 +80,51 @@ func store<P: DefaultsProvider>(_ provider: P) -> (any DefaultsProvider, Default
     case "cached": (provider.cached(), nil)
     case "observed": (provider, provider.observe { keep($0) })
     default: (provider, nil)
+    }
+}
+
+/// The rows of the MMKV table, in nanoseconds per operation, for each store.
+func mmkvTable() throws {
+    let keyCount = 1000
+    let intKeys = (0..<keyCount).map { DefaultsKey<Int>("int\($0)", default: 0) }
+    let stringKeys = (0..<keyCount).map { DefaultsKey<String>("string\($0)", default: "") }
+    let strings = [String(repeating: "a", count: 32), String(repeating: "b", count: 32)]
+    let stores: [(String, () throws -> any DefaultsProvider)] = [
+        ("memory:", { MemoryProvider() }),
+        ("lmdb:?durability=nosync", { try LMDBProvider(path: directory.appendingPathComponent("store.lmdb").path, options: .init(durability: .noSync)) }),
+        ("sqlite:", { try SQLiteProvider(path: directory.appendingPathComponent("store.sqlite").path) }),
+        ("json:", { try JSONFileProvider(path: directory.appendingPathComponent("store.json").path) }),
+    ]
+    func nanoseconds(_ operations: Int, _ body: (Int) -> Void) -> Int {
+        let time = ContinuousClock().measure { measuredLoop(operations, body) }
+        let (seconds, attoseconds) = time.components
+        return Int((Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(operations))
+    }
+    print("| store | read Int | read 32-byte String | write changed Int | write changed String | write unchanged |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for (name, open) in stores {
+        let provider = try open()
+        try provider.apply((0..<keyCount).flatMap { [DefaultsChange.set("int\($0)", .int(0)), .set("string\($0)", .string(strings[0]))] })
+        let defaults = Defaults(provider)
+        for index in 0..<keyCount { keep(defaults[intKeys[index]]); keep(defaults[stringKeys[index]]) }
+        let writes = max(1, name == "json:" ? count / 1000 : count / 10)
+        // Keys taken from an array without counting references, as an application reads its
+        // keys (static constants, which a read does not retain): taking a key out of an array
+        // retains and releases it, two atomic operations a real read does not make.
+        let intRead = intKeys.map { Unmanaged.passUnretained($0) }
+        let stringRead = stringKeys.map { Unmanaged.passUnretained($0) }
+        let readInt = nanoseconds(count) { index in intRead[index % keyCount]._withUnsafeGuaranteedRef { keep(defaults[$0]) } }
+        let readString = nanoseconds(count) { index in stringRead[index % keyCount]._withUnsafeGuaranteedRef { keep(defaults[$0]) } }
+        // Every write a change: the value alternates between two, a round of keys at a time.
+        let writeInt = nanoseconds(writes) { index in
+            intRead[index % keyCount]._withUnsafeGuaranteedRef { defaults[$0] = 1 - (index / keyCount) % 2 }
+        }
+        let writeString = nanoseconds(writes) { index in
+            stringRead[index % keyCount]._withUnsafeGuaranteedRef { defaults[$0] = strings[1 - (index / keyCount) % 2] }
+        }
+        for index in 0..<keyCount { defaults[intKeys[index]] = 5 }
+        let unchanged = nanoseconds(count) { index in intRead[index % keyCount]._withUnsafeGuaranteedRef { defaults[$0] = 5 } }
+        print("| `\(name)` | \(readInt) | \(readString) | \(writeInt) | \(writeString) | \(unchanged) |")
     }
 }
 
@@ -146,8 +196,8 @@ case "lmdb-open-provider":
     }
 case let name where name.hasPrefix("lmdb-write-nosync-"):
     let path = directory.appendingPathComponent("store").path
-    if variant == "raw" {
-        let raw = try RawLMDBStore(path: path, noSync: true)
+    if variant == "raw" || variant == "rawmap" {
+        let raw = try RawLMDBStore(path: path, noSync: true, writeMap: variant == "rawmap")
         measure(scenario, count) { raw.write(key: "k", value: Int64($0)) }
     } else {
         let (provider, observation) = store(try LMDBProvider(path: path, options: .init(durability: .noSync)))
@@ -205,6 +255,8 @@ case "tracked-read-int":
     measure(scenario, count) { _ in keep(defaults[.benchCount]) }
 case "cached-read-int", "typed-read-int", "cached-read-string", "typed-read-string":
     try cachedReads(MemoryProvider())
+case "mmkv-table":
+    try mmkvTable()
 default:
     print("unknown scenario \(scenario)")
     exit(2)

@@ -15,6 +15,11 @@
 ///
 /// So an entry is present only while no write to its key is in flight, and it holds what the
 /// upstream holds, up to changes the upstream has not reported yet.
+///
+/// A key read through a typed key has a ``CacheReadSlot``, which publishes its entry for reads
+/// without the lock (``CacheReadPath``): an entry is published only by a read that found it, and
+/// withdrawn wherever the entry is removed. Entries are only ever added where none is, so a
+/// published answer is always the entry's value.
 struct CacheState {
     /// A point in the logical clock.
     typealias Ticket = UInt64
@@ -62,6 +67,17 @@ struct CacheState {
 
     var statistics = CacheStatistics()
 
+    /// The lock-free read path whose slots this state publishes.
+    let readPath: CacheReadPath
+    /// The slot of each key read through a typed key; kept while the cache lives.
+    private var slots: [String: CacheReadSlot] = [:]
+    /// Answers withdrawn from slots, released once no reader can still hold them.
+    private var retired: [UInt] = []
+
+    init(readPath: CacheReadPath) {
+        self.readPath = readPath
+    }
+
     // MARK: Reads
 
     /// The cached answer for `key`, or a ticket to fetch it with.
@@ -73,6 +89,23 @@ struct CacheState {
         statistics.misses &+= 1
         activity[key, default: Activity()].fillers += 1
         return .miss(clock)
+    }
+
+    /// ``lookup(_:)`` for a read through `slot`, which publishes the answer it finds.
+    mutating func lookup(through slot: CacheReadSlot) -> Lookup {
+        let result = lookup(slot.key)
+        if case .hit(let cached) = result, slot.published.load(ordering: .relaxed) == 0 {
+            slot.publish(cached)
+        }
+        return result
+    }
+
+    /// The read slot of `key`, made when the key is first read through a typed key.
+    mutating func slot(forKey key: String) -> CacheReadSlot {
+        if let slot = slots[key] { return slot }
+        let slot = CacheReadSlot(cacheID: readPath.id, key: key)
+        slots[key] = slot
+        return slot
     }
 
     /// A ticket to read `key` from the upstream and cache it with ``finishFill(_:ticket:value:)``,
@@ -129,6 +162,7 @@ struct CacheState {
                 return nil
             }
             entries.remove(at: index)
+            withdraw(key)
         }
         statistics.writes &+= 1
         let ticket = tick()
@@ -163,7 +197,10 @@ struct CacheState {
                 current = entry.map { entries.values[$0] }
             }
             if let current, current == change.value { continue }
-            if let entry { entries.remove(at: entry) }
+            if let entry {
+                entries.remove(at: entry)
+                withdraw(change.key)
+            }
             writesInFlight += 1
             if let record {
                 Self.start(&activity.values[record], value: change.value, at: ticket)
@@ -197,6 +234,7 @@ struct CacheState {
     mutating func beginRemoveAll() {
         statistics.writes &+= 1
         entries.removeAll()
+        withdrawAll()
         globalWriters += 1
         writesInFlight += 1
         globalStamp = tick()
@@ -213,7 +251,7 @@ struct CacheState {
 
     /// Forgets `key`; a read in flight will not cache what it found.
     mutating func invalidate(_ key: String) {
-        entries.removeValue(forKey: key)
+        if entries.removeValue(forKey: key) != nil { withdraw(key) }
         let now = tick()
         activity[key]?.stamp = now
     }
@@ -221,6 +259,7 @@ struct CacheState {
     /// Forgets every key; no read in flight will cache what it found.
     mutating func invalidateAll() {
         entries.removeAll()
+        withdrawAll()
         globalStamp = tick()
     }
 
@@ -257,6 +296,60 @@ struct CacheState {
 
     /// The number of keys with a cached answer, absence included.
     var count: Int { entries.count }
+
+    // MARK: Statistics
+
+    /// The statistics, with the hits of lock-free reads taken in.
+    mutating func currentStatistics() -> CacheStatistics {
+        statistics.hits &+= readPath.harvestHits()
+        return statistics
+    }
+
+    /// Sets every counter back to zero, lock-free hits included.
+    mutating func resetStatistics() {
+        _ = readPath.harvestHits()
+        statistics = CacheStatistics()
+    }
+
+    // MARK: Published answers
+
+    /// Withdraws the answer published for `key`, whose entry is gone.
+    private mutating func withdraw(_ key: String) {
+        guard !slots.isEmpty, let slot = slots[key] else { return }
+        retire(slot.withdraw())
+    }
+
+    /// Withdraws every published answer.
+    private mutating func withdrawAll() {
+        for slot in slots.values { retire(slot.withdraw()) }
+    }
+
+    /// Releases `bits` (an answer's address, or 0) once no reader can hold it: at once in
+    /// batches when no reader is inside, or after waiting for the readers when many wait.
+    private mutating func retire(_ bits: UInt) {
+        guard bits != 0 else { return }
+        retired.append(bits)
+        guard retired.count >= 16 else { return }
+        if retired.count >= 256 {
+            readPath.waitForReaders()
+        } else if !readPath.isQuiet() {
+            return
+        }
+        statistics.hits &+= readPath.harvestHits()
+        for bits in retired { PublishedAnswer.release(bits) }
+        retired.removeAll(keepingCapacity: true)
+    }
+
+    /// Withdraws and releases every published answer; for a cache that goes away, which no
+    /// reader can be reading any more.
+    mutating func releaseAnswers() {
+        for slot in slots.values {
+            PublishedAnswer.release(slot.withdraw())
+            slot.abandon()
+        }
+        for bits in retired { PublishedAnswer.release(bits) }
+        retired.removeAll()
+    }
 
     // MARK: Helpers
 

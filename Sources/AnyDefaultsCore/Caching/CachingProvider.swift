@@ -2,8 +2,9 @@ import Synchronization
 
 /// A read-through, write-through cache in front of any provider, itself a provider.
 ///
-/// - A read answered from the cache costs a lock and a dictionary lookup. A read that misses
-///   asks the upstream once and remembers the answer, absence included.
+/// - A read answered from the cache costs a lock and a dictionary lookup; a typed read through
+///   ``Defaults`` takes the answer the cache published for its key, without the lock. A read that
+///   misses asks the upstream once and remembers the answer, absence included.
 /// - A write goes to the upstream first; the cache changes only if it succeeded. A write of the
 ///   value the cache already holds (or the removal of a key it knows is absent) is skipped: the
 ///   upstream is not called and no event is sent. A batch skips such changes and passes the rest
@@ -36,6 +37,8 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     public let upstream: Upstream
 
     private let core: Core
+    /// The lock-free read path of typed reads (see ``CacheReadPath``).
+    let readPath: CacheReadPath
     private let subscription: DefaultsObservation
     /// The upstream's count of every process's commits, if it offers one, and what a read checks
     /// of it (kept apart, so that the check costs no reference counting).
@@ -47,8 +50,16 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     /// What the upstream's observer needs, held apart from the provider so that the observer
     /// does not keep the provider alive.
     private final class Core: Sendable {
-        let state = Mutex(CacheState())
+        let state: Mutex<CacheState>
         let broadcaster = ChangeBroadcaster()
+
+        init(readPath: CacheReadPath) {
+            state = Mutex(CacheState(readPath: readPath))
+        }
+
+        deinit {
+            state.withLock { $0.releaseAnswers() }
+        }
 
         func relay(_ event: DefaultsChangeEvent) {
             state.withLock { $0.absorb(event) }
@@ -60,12 +71,13 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     /// ``preload()`` to load every key at once.
     public init(_ upstream: Upstream) {
         self.upstream = upstream
-        let core = Core()
-        self.core = core
         // Registered before observing: observing may start the upstream's watch for other
         // processes' changes, which reports through the registration from then on.
         counter = upstream.sharedChangeCounter
         probe = counter?.probe
+        readPath = CacheReadPath(counter: counter)
+        let core = Core(readPath: readPath)
+        self.core = core
         coherence = counter?.register(
             upstream: upstream as AnyObject,
             invalidate: { [weak core] keys in core?.state.withLock { state in for key in keys { state.invalidate(key) } } },
@@ -107,6 +119,23 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
             return value
         case .miss(let ticket):
             return try fill(key, ticket: ticket)
+        }
+    }
+
+    /// The read slot of `key`, for a typed key to remember.
+    func readSlot(forKey key: String) -> CacheReadSlot {
+        core.state.withLock { $0.slot(forKey: key) }
+    }
+
+    /// ``value(forKey:)`` for a typed read whose slot had no answer published: a hit publishes
+    /// it for the reads that follow.
+    func value(through slot: CacheReadSlot) throws(DefaultsError) -> DefaultsValue? {
+        catchUpWithOtherProcesses()
+        switch core.state.withLock({ $0.lookup(through: slot) }) {
+        case .hit(let value):
+            return value
+        case .miss(let ticket):
+            return try fill(slot.key, ticket: ticket)
         }
     }
 
@@ -299,12 +328,12 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
 
     /// What the cache has done since it was created or ``resetStatistics()`` was called.
     public var statistics: CacheStatistics {
-        core.state.withLock { $0.statistics }
+        core.state.withLock { $0.currentStatistics() }
     }
 
     /// Sets every counter of ``statistics`` back to zero.
     public func resetStatistics() {
-        core.state.withLock { $0.statistics = CacheStatistics() }
+        core.state.withLock { $0.resetStatistics() }
     }
 
     /// The number of keys with a cached answer, absences included.

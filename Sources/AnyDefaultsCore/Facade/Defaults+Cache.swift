@@ -2,6 +2,9 @@
 
 /// What ``Defaults`` needs of the cache in front of its provider.
 protocol CacheControl: Sendable {
+    var readPath: CacheReadPath { get }
+    func readSlot(forKey key: String) -> CacheReadSlot
+    func value(through slot: CacheReadSlot) throws(DefaultsError) -> DefaultsValue?
     var statistics: CacheStatistics { get }
     func resetStatistics()
     func invalidate(_ key: String)

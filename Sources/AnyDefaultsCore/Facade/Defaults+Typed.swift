@@ -26,7 +26,7 @@ extension Defaults {
     @inlinable
     func value<Value>(of key: DefaultsKey<Value>, fullKey: String) -> Value {
         do {
-            return try read(Value.self, fullKey: fullKey) ?? key.defaultValue
+            return try read(Value.self, fullKey: fullKey, key: key) ?? key.defaultValue
         } catch {
             return recover(error, fullKey: fullKey, fallback: key.defaultValue)
         }
@@ -34,7 +34,7 @@ extension Defaults {
 
     @usableFromInline
     func set<Value>(_ value: Value, for key: DefaultsKey<Value>) {
-        reporting { () throws(DefaultsError) in try write(value, fullKey: fullKey(key.name)) }
+        reporting { () throws(DefaultsError) in try write(value, fullKey: fullKey(key.name), mayBeAbsent: key.valueIsOptional) }
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.

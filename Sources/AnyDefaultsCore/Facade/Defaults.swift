@@ -72,6 +72,9 @@ public final class Defaults: Sendable {
     /// Whether ``prefix`` is not empty: a stored flag, tested in one instruction on every typed
     /// read, where `prefix.isEmpty` decodes the string's count.
     @usableFromInline let isScoped: Bool
+    /// The cache's lock-free path for typed reads, held by `shared`: unmanaged, so that a read
+    /// counts no references.
+    let readPath: Unmanaged<CacheReadPath>?
 
     /// How many change observers (streams, publishers, `observe` handlers) this instance and its
     /// scoped views have registered now; they share one observation of the provider. For tests
@@ -86,6 +89,8 @@ public final class Defaults: Sendable {
         let decodingFailurePolicy: DecodingFailurePolicy
         /// The cache in front of the provider, if there is one.
         let cache: (any CacheControl)?
+        /// The cache's lock-free path for typed reads.
+        let readPath: CacheReadPath?
         /// Observation of reads and changes, fed by the provider's events (see `ObservationTracker`).
         @usableFromInline let tracker = ObservationTracker()
         /// Whether reads by name (`integer(forKey:)`...) are tracked too, not only typed reads.
@@ -101,6 +106,7 @@ public final class Defaults: Sendable {
             self.errorHandler = errorHandler
             self.decodingFailurePolicy = decodingFailurePolicy
             self.cache = cache
+            readPath = cache?.readPath
             self.tracksReadsByName = tracksReadsByName
             subscription = provider.observe { [tracker, feed] event in
                 tracker.didChange(event.key)
@@ -149,6 +155,7 @@ public final class Defaults: Sendable {
         self.shared = shared
         tracker = shared.tracker
         isScoped = !prefix.isEmpty
+        readPath = shared.readPath.map { Unmanaged.passUnretained($0) }
     }
 
     /// A view of this store whose keys all start with `prefix`: `scoped("ui.")` reads and
@@ -249,6 +256,38 @@ public final class Defaults: Sendable {
         return registeredValue(fullKey)
     }
 
+    /// ``lookup(_:)`` for a typed key.
+    @inlinable
+    func lookup(_ fullKey: String, key: DefaultsKeys) throws(DefaultsError) -> DefaultsValue? {
+        if let stored = try storedValue(fullKey, key: key) { return stored }
+        return registeredValue(fullKey)
+    }
+
+    /// The stored value of a typed key: from the answer the cache published for it, without a
+    /// lock, where there is one (see ``CacheReadPath``), else from the provider.
+    @usableFromInline
+    func storedValue(_ fullKey: String, key: DefaultsKeys) throws(DefaultsError) -> DefaultsValue? {
+        guard !isScoped, let path = readPath else { return try provider.value(forKey: fullKey) }
+        if let slot = key.readSlot(in: path._withUnsafeGuaranteedRef { $0.id }) {
+            if let answer = path._withUnsafeGuaranteedRef({ $0.answer(slot) }) { return answer }
+            return try throughCache(slot.takeUnretainedValue(), fullKey: fullKey)
+        }
+        return try throughCache(nil, fullKey: fullKey, remembering: key)
+    }
+
+    /// A typed read through the cache's lock, which publishes what it finds in `slot` (made and
+    /// remembered by `key` when `nil`).
+    @inline(never)
+    private func throughCache(
+        _ slot: CacheReadSlot?, fullKey: String, remembering key: DefaultsKeys? = nil
+    ) throws(DefaultsError) -> DefaultsValue? {
+        guard let cache = shared.cache else { return try provider.value(forKey: fullKey) }
+        if let slot { return try cache.value(through: slot) }
+        let slot = cache.readSlot(forKey: fullKey)
+        guard key?.remember(slot) ?? false else { return try provider.value(forKey: fullKey) }
+        return try cache.value(through: slot)
+    }
+
     @usableFromInline
     func registeredValue(_ fullKey: String) -> DefaultsValue? {
         shared.registered.withLock { $0[fullKey] }
@@ -258,7 +297,21 @@ public final class Defaults: Sendable {
     /// or registered.
     @inlinable
     func read<T: DefaultsSerializable>(_ type: T.Type, fullKey: String) throws(DefaultsError) -> T? {
-        guard let stored = try lookup(fullKey) else {
+        try decode(T.self, fullKey: fullKey, stored: lookup(fullKey))
+    }
+
+    /// ``read(_:fullKey:)`` for a typed key.
+    @inlinable
+    func read<T: DefaultsSerializable>(_ type: T.Type, fullKey: String, key: DefaultsKeys) throws(DefaultsError) -> T? {
+        try decode(T.self, fullKey: fullKey, stored: lookup(fullKey, key: key))
+    }
+
+    /// `T` from what ``lookup(_:)`` found.
+    @inlinable
+    func decode<T: DefaultsSerializable>(
+        _ type: T.Type, fullKey: String, stored: consuming DefaultsValue?
+    ) throws(DefaultsError) -> T? {
+        guard let stored else {
             if T.cachesDecodedValue { forgetDecoded(fullKey) }
             return nil
         }
@@ -316,14 +369,19 @@ public final class Defaults: Sendable {
     }
 
     /// Stores `value` (a `nil` removes the key).
-    func write<T: DefaultsSerializable>(_ value: T, fullKey: String) throws(DefaultsError) {
-        guard let stored = try encodedForWrite(value, fullKey: fullKey) else { return try remove(fullKey: fullKey) }
+    /// `mayBeAbsent: false` says that `T` is not an optional (see `DefaultsKey.valueIsOptional`).
+    func write<T: DefaultsSerializable>(_ value: T, fullKey: String, mayBeAbsent: Bool = true) throws(DefaultsError) {
+        guard let stored = try encodedForWrite(value, fullKey: fullKey, mayBeAbsent: mayBeAbsent) else {
+            return try remove(fullKey: fullKey)
+        }
         try store(stored, fullKey: fullKey, cachesDecodedValue: T.cachesDecodedValue)
     }
 
     /// What writing `value` stores: its encoding, or `nil` for an absent optional (a removal).
-    func encodedForWrite<T: DefaultsSerializable>(_ value: T, fullKey: String) throws(DefaultsError) -> DefaultsValue? {
-        if isAbsent(value) { return nil }
+    func encodedForWrite<T: DefaultsSerializable>(
+        _ value: T, fullKey: String, mayBeAbsent: Bool = true
+    ) throws(DefaultsError) -> DefaultsValue? {
+        if mayBeAbsent, isAbsent(value) { return nil }
         do {
             return try value.defaultsValue
         } catch {

@@ -29,7 +29,7 @@ public struct ThrowingDefaults: Sendable {
     @inlinable
     public func value<Value>(for key: DefaultsKey<Value>) throws(DefaultsError) -> Value {
         try defaults.tracking(key) { fullKey throws(DefaultsError) in
-            try defaults.read(Value.self, fullKey: fullKey) ?? key.defaultValue
+            try defaults.read(Value.self, fullKey: fullKey, key: key) ?? key.defaultValue
         }
     }
 
@@ -41,7 +41,7 @@ public struct ThrowingDefaults: Sendable {
 
     /// Stores `value` for `key`; for an optional `Value`, `nil` removes the stored value.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws(DefaultsError) {
-        try defaults.write(value, fullKey: defaults.checkedFullKey(key.name))
+        try defaults.write(value, fullKey: defaults.checkedFullKey(key.name), mayBeAbsent: key.valueIsOptional)
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The namespace for typed keys: declare your keys as static members of an extension, and use
 /// them with a leading dot wherever a ``DefaultsKey`` is expected.
 ///
@@ -14,14 +16,22 @@
 ///
 /// It is the base class of every ``DefaultsKey``, which is what lets `.volume` be found from a
 /// `DefaultsKey<Double>` context; it cannot be subclassed outside this module.
-// @unchecked: the only stored property is an immutable `String`, and the one subclass,
-// `DefaultsKey`, adds only an immutable `Sendable` value. Nothing is ever mutated.
+// @unchecked: the stored properties are an immutable `String` and an `Atomic` (the read slots
+// the key remembers, see DefaultsKeys+ReadSlots.swift); the one subclass, `DefaultsKey`, adds
+// only immutable `Sendable` values.
 public class DefaultsKeys: @unchecked Sendable {
     /// The key's name in the store (before a ``Defaults/scoped(_:)`` prefix is added).
     public let name: String
 
+    /// The newest ``ReadSlotLink`` of the caches this key was read from (retained), or 0.
+    let readSlots = Atomic<UInt>(0)
+
     init(name: String) {
         self.name = name
+    }
+
+    deinit {
+        forgetReadSlots()
     }
 }
 
@@ -61,6 +71,10 @@ public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unch
 
     /// What a read of this key records for Observation, built once (see `ObservationTracker`).
     @usableFromInline let observedKeyPath: ObservationTracker.KeyPathType
+
+    /// Whether `Value` is an optional, whose `nil` a write stores as a removal: asked once here,
+    /// as the runtime's conformance check costs more than the rest of a write's encoding.
+    let valueIsOptional = Value.self is any AnyOptional.Type
 
     /// Creates a key named `name` whose value is `defaultValue` until one is stored.
     public init(_ name: String, default defaultValue: Value) {

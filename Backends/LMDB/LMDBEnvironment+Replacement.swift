@@ -134,6 +134,7 @@ extension LMDBEnvironment {
                 handle.pointer = nil
                 handle.dataFile.store(0, ordering: .releasing)
                 handle.dataDescriptor.store(-1, ordering: .releasing)
+                handle.reservedMapSize.store(0, ordering: .relaxed)
                 do throws(DefaultsError) {
                     let opened = try Self.openEnvironment(path: path, options: options, maximumMapSize: maximumMapSize, counter: changeCounter)
                     handle.pointer = opened.pointer
@@ -147,7 +148,7 @@ extension LMDBEnvironment {
                     return .failure(error)
                 }
             }
-            state = WriterState(syncIsOff: options.durability == .noSync)
+            state = WriterState(syncIsOff: options.durability != .synced)
             changeCounter.invalidateAll()
             try outcome?.get()
         }

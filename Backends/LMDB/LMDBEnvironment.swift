@@ -23,6 +23,9 @@ final class LMDBEnvironmentHandle: @unchecked Sendable {
     let dataFile = Atomic<UInt64>(0)
     /// LMDB's descriptor of the data file open (-1 while none is).
     let dataDescriptor = Atomic<Int32>(-1)
+    /// How much of the data file has its disk space reserved, with `MDB_WRITEMAP` (see
+    /// `LMDBEnvironment.reserveMapForWrites`). Changed under the write lock only.
+    let reservedMapSize = Atomic<Int>(0)
 
     init(pointer: OpaquePointer, dataFile: UInt64) {
         self.pointer = pointer
@@ -93,7 +96,7 @@ final class LMDBEnvironment: Sendable {
         // The maximum is what was asked for: a smaller maximum than the initial size caps the
         // initial map (the default initial 4 MiB must not lift `maxsize=1MiB`).
         maximumMapSize = Self.rounded(max(options.maximumMapSize, 1), to: Int(getpagesize()))
-        writer = Mutex(WriterState(syncIsOff: options.durability == .noSync))
+        writer = Mutex(WriterState(syncIsOff: options.durability != .synced))
         changeCounter = try SharedChangeCounter(
             file: path + "/counter", backend: LMDBProvider.backend, likeFile: path + "/data.mdb")
         writeLock = try LMDBWriteLock(directory: path)
@@ -128,8 +131,10 @@ final class LMDBEnvironment: Sendable {
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "set the map size", path: path) }
         // MDB_NOTLS: read transactions belong to calls, not threads (see LMDBTransactionGate).
         // MDB_RDONLY: a store that cannot be written is read; its writes fail with EACCES.
-        let flags = UInt32(MDB_NOTLS) | (options.durability == .noSync ? UInt32(MDB_NOSYNC) : 0)
+        // MDB_WRITEMAP (durability `mapped`): commits write the map in place, no system call.
+        let flags = UInt32(MDB_NOTLS) | (options.durability != .synced ? UInt32(MDB_NOSYNC) : 0)
             | (readOnly ? UInt32(MDB_RDONLY) : 0)
+            | (options.durability == .mapped && !readOnly && writeMapIsSupported ? UInt32(MDB_WRITEMAP) : 0)
         rc = mdb_env_open(pointer, path, flags, 0o600)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "open the store", path: path) }
 
@@ -406,6 +411,12 @@ final class LMDBEnvironment: Sendable {
                 gate.leaveUnpooled()
                 throw notReopenedError
             }
+            do throws(DefaultsError) {
+                try reserveMapForWrites(environment)
+            } catch {
+                gate.leaveUnpooled()
+                throw error
+            }
             let rc = mdb_txn_begin(environment, nil, 0, &pointer)
             guard rc == MDB_SUCCESS, let pointer else {
                 gate.leaveUnpooled()
@@ -543,6 +554,41 @@ final class LMDBEnvironment: Sendable {
         }
         guard let rc else { throw closedError }
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "grow the map", path: path) }
+    }
+
+    /// Whether this platform opens `mapped` stores with `MDB_WRITEMAP`: where the map's disk
+    /// space can be reserved (`posix_fallocate`), so that a full disk fails a write instead of
+    /// stopping the process with SIGBUS on a page of a sparse file.
+    static var writeMapIsSupported: Bool {
+        #if os(Linux)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// With `MDB_WRITEMAP`, gives the whole map disk space before a write transaction may dirty
+    /// it (the map grows, here or in another process, and LMDB extends the file sparsely).
+    /// Inside the gate, under the write lock.
+    private func reserveMapForWrites(_ environment: OpaquePointer) throws(DefaultsError) {
+        #if os(Linux)
+        var flags: UInt32 = 0
+        guard mdb_env_get_flags(environment, &flags) == MDB_SUCCESS, flags & UInt32(MDB_WRITEMAP) != 0 else { return }
+        var info = MDB_envinfo()
+        guard mdb_env_info(environment, &info) == MDB_SUCCESS else { return }
+        let size = info.me_mapsize
+        guard handle.reservedMapSize.load(ordering: .relaxed) < size else { return }
+        let descriptor = handle.dataDescriptor.load(ordering: .acquiring)
+        let rc = posix_fallocate(descriptor, 0, off_t(size))
+        guard rc == 0 else {
+            let cause = SystemCallError(call: "posix_fallocate", path: dataFilePath, number: rc)
+            throw DefaultsError(
+                rc == ENOSPC || rc == EDQUOT ? .storageFull : .ioFailure,
+                "Disk space for the store's map (\(size) bytes) could not be reserved; nothing was changed.",
+                backend: LMDBProvider.backend, path: path, cause: cause)
+        }
+        handle.reservedMapSize.store(size, ordering: .relaxed)
+        #endif
     }
 
     static func rounded(_ size: Int, to pageSize: Int) -> Int {

@@ -3,7 +3,7 @@ import AnyDefaultsCore
 extension LMDBProvider {
     /// Registers the `lmdb:` scheme on `registry` (``ProviderRegistry/standard`` has it where the
     /// `LMDB` package trait is on), with the options of Docs/Configuration.md: `mapsize`,
-    /// `maxsize`, `durability` (`full` or `nosync`; `synced` is `full`), `locktimeout`.
+    /// `maxsize`, `durability` (`full`, `nosync` or `mapped`; `synced` is `full`), `locktimeout`.
     ///
     /// ```swift
     /// let registry = ProviderRegistry()
@@ -18,8 +18,8 @@ extension LMDBProvider {
                 StoreOption("mapsize", values: "size", summary: "initial map size, e.g. 64MiB (default 4MiB); grows by itself"),
                 StoreOption("maxsize", values: "size", summary: "the most the map may grow to, e.g. 8GiB (default 1GiB)"),
                 StoreOption(
-                    "durability", values: "full|nosync",
-                    summary: "full (default): a sync per commit, survives a power loss; nosync: survives a crash of the process only"),
+                    "durability", values: "full|nosync|mapped",
+                    summary: "full (default): a sync per commit, survives a power loss; nosync: survives a crash of the process only; mapped: as nosync, writing the map in place (fastest; a power loss can damage the store)"),
                 StoreOption.lockTimeout(defaultSeconds: 5),
             ],
             identity: { LMDBProvider.storeIdentity(path: $0.location) }
@@ -37,7 +37,7 @@ extension LMDBProvider {
                 initialMapSize: initial,
                 maximumMapSize: maximum,
                 durability: configuration.option(
-                    "durability", choices: ["full": .synced, "synced": .synced, "nosync": .noSync], default: .synced),
+                    "durability", choices: ["full": .synced, "synced": .synced, "nosync": .noSync, "mapped": .mapped], default: .synced),
                 lockTimeout: configuration.lockTimeoutOption(defaultSeconds: 5))
             return try LMDBProvider(path: configuration.location, options: options)
         }

@@ -91,6 +91,18 @@ public final class LMDBProvider: DefaultsProvider {
     }
 
 
+    /// Writes one key in its own LMDB write transaction, without the arrays a batch builds (its
+    /// changes, their canonical copies, the prepared changes, the events).
+    public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
+        try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend)
+        try checkOpen()
+        let change = LMDBPreparedChange(.set(key, value))
+        try write(estimatedSize: change.size) { transaction throws(DefaultsError) in
+            try transaction.apply(change, scheme: scheme) ? [DefaultsChangeEvent(key: key, newValue: value)] : []
+        }
+    }
+
     /// Removes `key` in one LMDB write transaction and tells whether it was there.
     @discardableResult
     public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
@@ -236,7 +248,7 @@ public final class LMDBProvider: DefaultsProvider {
         // Never into a data file that is no longer the store's.
         try environment.checkDataFile(always: true)
         try environment.write(
-            noSync: options.durability == .noSync, estimatedSize: estimatedSize, origin: token, provider: self,
+            noSync: options.durability != .synced, estimatedSize: estimatedSize, origin: token, provider: self,
             scheme: scheme, body)
     }
 

@@ -18,6 +18,20 @@ extension LMDBProvider {
             /// the application, but the last commits may be lost if the system crashes or loses
             /// power (the store then stays consistent on file systems that keep write order).
             case noSync
+            /// Commits write the store's shared memory map in place and are not flushed
+            /// (`MDB_WRITEMAP` with `MDB_NOSYNC`): no write or sync call per commit, the fastest
+            /// writes (the store's write lock, an `flock`, is still taken around each commit);
+            /// a commit survives a crash of the application (the map belongs to the operating
+            /// system, which writes it out later), but a system crash or a power loss can lose
+            /// the last commits *and leave the store damaged* (the pages may reach the disk in
+            /// any order). The map's disk space is reserved as the map grows, so a full disk is
+            /// an error (``DefaultsError/Code-swift.struct/storageFull``), never a crash.
+            ///
+            /// The map is opened so by the first provider of the store in the process; a provider
+            /// that finds the store already open without it writes as ``noSync`` (the same
+            /// guarantee, a system call per write). On platforms other than Linux, it is
+            /// ``noSync``.
+            case mapped
         }
 
         /// The size of the memory map when the store is opened, in bytes; the map grows from here

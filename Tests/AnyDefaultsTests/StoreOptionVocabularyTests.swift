@@ -42,7 +42,7 @@ import TestSupport
                 let store = try ProviderRegistry.standard.makeProvider("sqlite:\(directory.path)/\(word).sqlite?durability=\(word)&cache=off")
                 #expect((store as? SQLiteProvider)?.durability == expected, "sqlite durability=\(word)")
             }
-            for (word, expected) in [("full", LMDBProvider.Options.Durability.synced), ("synced", .synced), ("nosync", .noSync)] {
+            for (word, expected) in [("full", LMDBProvider.Options.Durability.synced), ("synced", .synced), ("nosync", .noSync), ("mapped", .mapped)] {
                 let store = try ProviderRegistry.standard.makeProvider("lmdb:\(directory.path)/\(word)?durability=\(word)&cache=off")
                 #expect((store as? LMDBProvider)?.options.durability == expected, "lmdb durability=\(word)")
             }

@@ -15,4 +15,14 @@ import TestSupport
     func cached(_ backend: TestBackend, _ group: BackendConformance.Group) async throws {
         try await BackendConformance(backend).run(group, cached: true)
     }
+
+    /// LMDB with `durability=mapped` (commits write the map in place, `MDB_WRITEMAP`), plain and
+    /// cached: another way of writing, the same contract.
+    @Test(arguments: BackendConformance.Group.allCases, [false, true])
+    func lmdbMapped(_ group: BackendConformance.Group, cached: Bool) async throws {
+        let lmdb = try TestBackend.named("lmdb")
+        let conformance = BackendConformance(
+            store: lmdb.store(in: "{dir}", suite: "{id}") + "?durability=mapped", capabilities: lmdb.capabilities)
+        try await conformance.run(group, cached: cached)
+    }
 }

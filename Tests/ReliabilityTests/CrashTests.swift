@@ -37,12 +37,17 @@ import AnyDefaultsPlatform
         }
     }
 
-    /// On every persistent backend, or those ANYDEFAULTS_CRASH_STORES selects (scripts/crash-test).
-    @Test(arguments: TestStore.persistentSchemes.filter { CrashTests.selected?.contains($0) ?? true })
-    func killedWritersLoseNothingAcknowledged(scheme: String) throws {
+    /// Every persistent backend with its default options, and the levels that promise to survive
+    /// a crash of the process without a sync: a scheme, or a scheme and its options.
+    static let variants = TestStore.persistentSchemes + ["lmdb?durability=nosync", "lmdb?durability=mapped"]
+
+    /// On every variant, or those ANYDEFAULTS_CRASH_STORES selects (scripts/crash-test).
+    @Test(arguments: CrashTests.variants.filter { CrashTests.selected?.contains($0) ?? true })
+    func killedWritersLoseNothingAcknowledged(variant: String) throws {
         let seed = Self.environment["ANYDEFAULTS_CRASH_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        let summary = try withTestStore(scheme, forChildren: true) { store, directory in
-            try Self.run(store, in: directory, seed: seed, runs: Self.runs)
+        let parts = variant.split(separator: "?", maxSplits: 1).map(String.init)
+        let summary = try withTestStore(parts[0], forChildren: true) { store, directory in
+            try Self.run(store, options: parts.count > 1 ? parts[1] : nil, in: directory, seed: seed, runs: Self.runs)
         }
         print(summary)
         if let report = Self.environment["ANYDEFAULTS_CRASH_REPORT"], let handle = FileHandle(forWritingAtPath: report) {
@@ -55,8 +60,9 @@ import AnyDefaultsPlatform
     }
 
     /// Kills `runs` writers on `store`, checking the store after each.
-    static func run(_ store: TestStore, in directory: TemporaryDirectory, seed: UInt64, runs: Int) throws -> Summary {
-        var summary = Summary(scheme: store.scheme, seed: seed)
+    static func run(_ store: TestStore, options: String? = nil, in directory: TemporaryDirectory, seed: UInt64, runs: Int) throws -> Summary {
+        var summary = Summary(scheme: store.scheme + (options.map { "?" + $0 } ?? ""), seed: seed)
+        let text = store.store + (options.map { "?" + $0 } ?? "")
         let stateFile = directory.path("crash-state.json")
         let output = directory.path("writer.out")
         let errors = directory.path("writer.err")
@@ -69,7 +75,7 @@ import AnyDefaultsPlatform
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             let writer = Process()
             writer.executableURL = try ChildProcess.executable("TestChild")
-            writer.arguments = ["workload", store.store, String(seed), String(base + 1)]
+            writer.arguments = ["workload", text, String(seed), String(base + 1)]
             writer.environment = ProcessInfo.processInfo.environment.merging(store.environment) { $1 }
             writer.standardOutput = FileHandle(forWritingAtPath: output)
             writer.standardError = FileHandle(forWritingAtPath: errors)
@@ -90,7 +96,7 @@ import AnyDefaultsPlatform
             summary.acknowledged += acknowledgements.count
 
             let check = try ChildProcess.run(
-                "TestChild", ["check", store.store, String(seed), stateFile, String(acknowledged)],
+                "TestChild", ["check", text, String(seed), stateFile, String(acknowledged)],
                 environment: store.environment)
             guard check.status == 0, !check.wasSignaled else {
                 summary.failures.append(

@@ -22,6 +22,8 @@ struct DurabilityTests {
         /// Options of another provider on the same store, opened and written first in the same
         /// process (the child's `writes-after`): LMDB shares one environment between them.
         var after: String?
+        /// Writes (`write`, `pwrite`, ...) per committed write, where the level promises a number.
+        var writes: Int?
         var testDescription: String {
             scheme + ":" + (options.isEmpty ? "" : "?" + options) + (emptying ? ", emptied" : "")
                 + (after.map { ", after a provider with ?\($0)" } ?? "")
@@ -38,6 +40,12 @@ struct DurabilityTests {
         Level(scheme: "lmdb", options: "durability=synced", syncs: 2, reason: "as the default"),
         Level(scheme: "lmdb", options: "durability=nosync", syncs: 0, reason: "MDB_NOSYNC"),
         Level(
+            scheme: "lmdb", options: "durability=mapped", syncs: 0,
+            reason: "MDB_WRITEMAP with MDB_NOSYNC: a commit writes the shared map, no write call", writes: 0),
+        Level(
+            scheme: "lmdb", options: "durability=mapped", syncs: 0,
+            reason: "the store was opened without MDB_WRITEMAP in this process: written as nosync", after: "durability=synced"),
+        Level(
             scheme: "userdefaults", options: "", syncs: 3,
             reason: "a write (file, directory), then emptying the suite removes its file and syncs the directory", emptying: true),
         Level(scheme: "json", options: "", syncs: 4, reason: "a write, then an empty file written the same way", emptying: true),
@@ -49,8 +57,8 @@ struct DurabilityTests {
             after: "durability=nosync"),
     ]
 
-    /// The syncs of a child that opens the store and writes `count` times.
-    static func syncs(_ level: Level, writes count: Int, shim: FaultShim, in directory: TemporaryDirectory) throws -> [FaultShim.Call] {
+    /// The calls of a child that opens the store and writes `count` times.
+    static func calls(_ level: Level, writes count: Int, shim: FaultShim, in directory: TemporaryDirectory) throws -> [FaultShim.Call] {
         let base = directory.path("run-\(count)")
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let store = try TestStore(level.scheme, base: base, forChildren: true)
@@ -64,7 +72,7 @@ struct DurabilityTests {
         try #require(result.status == 0, "\(text): \(result.standardError)")
         let calls = FaultShim.calls(inLog: log)
         try #require(!calls.isEmpty, "the shim counted no call for \(text): is it preloaded?")
-        return calls.filter(\.isSync)
+        return calls
     }
 
     @Test(arguments: levels)
@@ -72,13 +80,23 @@ struct DurabilityTests {
         try await BlockingWork.run {
             try withTemporaryDirectory { directory in
                 let shim = try FaultShim.build(in: directory.path)
-                let once = try Self.syncs(level, writes: 1, shim: shim, in: directory)
+                let onceCalls = try Self.calls(level, writes: 1, shim: shim, in: directory)
                 let extra = 4
-                let more = try Self.syncs(level, writes: 1 + extra, shim: shim, in: directory)
+                let moreCalls = try Self.calls(level, writes: 1 + extra, shim: shim, in: directory)
+                let once = onceCalls.filter(\.isSync)
+                let more = moreCalls.filter(\.isSync)
                 let perCommit = Double(more.count - once.count) / Double(extra)
                 #expect(
                     perCommit == Double(level.syncs),
                     "\(level.testDescription): \(perCommit) syncs per commit, expected \(level.syncs) (\(level.reason)); one write: \(once), \(1 + extra) writes: \(more)")
+                if let writes = level.writes {
+                    let onceWrites = onceCalls.filter { $0.kind == "write" }
+                    let moreWrites = moreCalls.filter { $0.kind == "write" }
+                    let writesPerCommit = Double(moreWrites.count - onceWrites.count) / Double(extra)
+                    #expect(
+                        writesPerCommit == Double(writes),
+                        "\(level.testDescription): \(writesPerCommit) writes per commit, expected \(writes) (\(level.reason)); one write: \(onceWrites), \(1 + extra) writes: \(moreWrites)")
+                }
             }
         }
     }

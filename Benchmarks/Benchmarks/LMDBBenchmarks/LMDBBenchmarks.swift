@@ -41,8 +41,12 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: One write of a new value (a value equal to the stored one would not be written)
 
-    for durability in [LMDBProvider.Options.Durability.synced, .noSync] {
-        let name = durability == .synced ? "synced" : "MDB_NOSYNC"
+    for durability in [LMDBProvider.Options.Durability.synced, .noSync, .mapped] {
+        let name = switch durability {
+        case .synced: "synced"
+        case .noSync: "MDB_NOSYNC"
+        case .mapped: "MDB_WRITEMAP"
+        }
         let raw: @Sendable (Int) throws -> Void = { count in
             let fixtures = try fixtures.value()
             for _ in 0..<count { fixtures.raw[durability]?.write(key: "k", value: fixtures.nextNumber()) }

@@ -41,11 +41,16 @@ final class LMDBFixtures: Sendable {
         var cached: [LMDBProvider.Options.Durability: CachingProvider<LMDBProvider>] = [:]
         var raw: [LMDBProvider.Options.Durability: RawLMDBStore] = [:]
         var watched: [LMDBProvider.Options.Durability: LMDBProvider] = [:]
-        for durability in [LMDBProvider.Options.Durability.synced, .noSync] {
-            let name = durability == .synced ? "synced" : "nosync"
+        for durability in [LMDBProvider.Options.Durability.synced, .noSync, .mapped] {
+            let name = switch durability {
+            case .synced: "synced"
+            case .noSync: "nosync"
+            case .mapped: "mapped"
+            }
             providers[durability] = try provider("provider-\(name)", durability)
             cached[durability] = try provider("cached-\(name)", durability).cached()
-            let store = try RawLMDBStore(path: directory.appendingPathComponent("raw-\(name)").path, noSync: durability == .noSync)
+            let store = try RawLMDBStore(
+                path: directory.appendingPathComponent("raw-\(name)").path, noSync: durability != .synced, writeMap: durability == .mapped)
             store.write((0..<Self.keyCount).lazy.map { ("settings.\($0)", Int64($0)) })
             raw[durability] = store
             let watchedPath = directory.appendingPathComponent("watched-\(name)").path

@@ -7,6 +7,7 @@
 //   lmdb-open-provider | sqlite-open-provider   open a store of KEYS keys, read one key, close it
 //   lmdb-write-nosync-raw | -rawmap | -provider | -observed | -cached   one MDB_NOSYNC write
 //                                               (-rawmap: raw, with MDB_WRITEMAP)
+//   lmdb-write-mapped-provider | -observed | -cached   the same with durability=mapped
 //   sqlite-batch-raw | -provider | -observed | -cached          a batch of 10 at synchronous NORMAL
 //   json-write-bare | json-write-provider      one write of a 1 KiB settings file (run under strace -c too)
 //   json-write-nowatch | -otherstore            the provider not watching the file, and with another
@@ -20,7 +21,7 @@
 //                                               typed read Int"), on the store it is measured on
 //   mmkv-table                                  the operations of the MMKV table of
 //                                               Docs/Performance.md through Defaults (default cache)
-//                                               on memory, LMDB no-sync, SQLite and JSON, 1000 keys;
+//                                               on memory, LMDB no-sync and mapped, SQLite and JSON, 1000 keys;
 //                                               COUNT reads, COUNT / 10 writes (COUNT / 1000 on JSON)
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
@@ -92,6 +93,7 @@ func mmkvTable() throws {
     let stores: [(String, () throws -> any DefaultsProvider)] = [
         ("memory:", { MemoryProvider() }),
         ("lmdb:?durability=nosync", { try LMDBProvider(path: directory.appendingPathComponent("store.lmdb").path, options: .init(durability: .noSync)) }),
+        ("lmdb:?durability=mapped", { try LMDBProvider(path: directory.appendingPathComponent("mapped.lmdb").path, options: .init(durability: .mapped)) }),
         ("sqlite:", { try SQLiteProvider(path: directory.appendingPathComponent("store.sqlite").path) }),
         ("json:", { try JSONFileProvider(path: directory.appendingPathComponent("store.json").path) }),
     ]
@@ -194,13 +196,14 @@ case "lmdb-open-provider":
         keep(try provider.value(forKey: sample[$0 % sample.count]))
         provider.close()
     }
-case let name where name.hasPrefix("lmdb-write-nosync-"):
+case let name where name.hasPrefix("lmdb-write-nosync-") || name.hasPrefix("lmdb-write-mapped-"):
     let path = directory.appendingPathComponent("store").path
     if variant == "raw" || variant == "rawmap" {
         let raw = try RawLMDBStore(path: path, noSync: true, writeMap: variant == "rawmap")
         measure(scenario, count) { raw.write(key: "k", value: Int64($0)) }
     } else {
-        let (provider, observation) = store(try LMDBProvider(path: path, options: .init(durability: .noSync)))
+        let durability: LMDBProvider.Options.Durability = name.hasPrefix("lmdb-write-mapped-") ? .mapped : .noSync
+        let (provider, observation) = store(try LMDBProvider(path: path, options: .init(durability: durability)))
         try measure(scenario, count) { try provider.setValue(.int(Int64($0)), forKey: "k") }
         keep(observation)
     }

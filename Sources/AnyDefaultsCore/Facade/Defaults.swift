@@ -311,14 +311,15 @@ public final class Defaults: Sendable {
     func decode<T: DefaultsSerializable>(
         _ type: T.Type, fullKey: String, stored: consuming DefaultsValue?
     ) throws(DefaultsError) -> T? {
-        guard let stored else {
+        // Unwrapped by consuming, and handed over, not copied: a copy of a stored string costs a
+        // retain and a release (atomic operations, about a third of a cached typed read).
+        guard let value = consume stored else {
             if T.cachesDecodedValue { forgetDecoded(fullKey) }
             return nil
         }
-        if T.cachesDecodedValue { return try readCaching(T.self, fullKey: fullKey, stored: stored) }
+        if T.cachesDecodedValue { return try readCaching(T.self, fullKey: fullKey, stored: value) }
         do {
-            // Handed over, not copied: a copy of a stored string costs a retain and a release.
-            return try T(defaultsValue: consume stored)
+            return try T(defaultsValue: consume value)
         } catch {
             throw error.located(at: fullKey)
         }

@@ -20,7 +20,7 @@ extension LMDBProvider {
             case noSync
             /// Commits write the store's shared memory map in place and are not flushed
             /// (`MDB_WRITEMAP` with `MDB_NOSYNC`): no write or sync call per commit, the fastest
-            /// writes (the store's write lock, an `flock`, is still taken around each commit);
+            /// writes (an `fstat` and the store's write lock, an `flock`, remain per commit);
             /// a commit survives a crash of the application (the map belongs to the operating
             /// system, which writes it out later), but a system crash or a power loss can lose
             /// the last commits *and leave the store damaged* (the pages may reach the disk in

@@ -267,6 +267,11 @@ final class PropertyListFileStore: Sendable {
         guard let lock = try file.lockDirectory(timeout: lockTimeout, create: false) else { return }
         defer { lock.unlock() }
         _ = try file.replace(with: [:], holding: lock)
+        // Writers of the suite replace its file under this lock: a temporary file of it now is one
+        // a writer that died left behind (a writer killed mid-write), whatever its age.
+        if let target = try? FileReplacement.target(of: file.path) {
+            FileReplacement.removeAbandonedTemporaryFiles(of: target, olderThan: nil)
+        }
         dropFoundationCache(suiteName: suiteName)
     }
 }

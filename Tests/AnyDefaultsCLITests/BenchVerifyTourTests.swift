@@ -128,7 +128,8 @@ import Testing
                 #expect(result.standardOutput.contains("✔ multiProcess"))
                 #expect(skipped.isEmpty || lastLine.hasSuffix("skipped."))
             }
-            #expect(try Self.leftovers(cli) == [])
+            let left = try Self.leftovers(cli)
+            #expect(left == [], "left behind: \(left)")
         }
     }
 

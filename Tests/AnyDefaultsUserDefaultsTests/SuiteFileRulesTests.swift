@@ -25,6 +25,30 @@ import Testing
         }
     }
 
+    /// A writer killed mid-write leaves its temporary file beside the suite's. Removing the suite
+    /// (under the lock every writer takes) removes it at once, whatever its age, but never the
+    /// temporary file of a process that still runs.
+    @Test func removingASuiteRemovesTheTemporaryFileOfAKilledWriter() throws {
+        try withTestSuite { suite in
+            try suite.provider().setValue(.int(1), forKey: "k")
+            let file = try #require(suite.fileURL).path
+            let directory = (file as NSString).deletingLastPathComponent
+            let prefix = "." + (file as NSString).lastPathComponent + ".tmp-"
+            // A process that has ended: its id names no running process.
+            let ended = Process()
+            ended.executableURL = URL(fileURLWithPath: "/bin/true")
+            try ended.run()
+            ended.waitUntilExit()
+            let abandoned = directory + "/" + prefix + "\(ended.processIdentifier)-abc"
+            let live = directory + "/" + prefix + "\(getpid())-def"
+            for path in [abandoned, live] { #expect(FileManager.default.createFile(atPath: path, contents: Data("<plist".utf8))) }
+            defer { unlink(live) }
+            try UserDefaultsProvider.removeSuite(named: suite.name)
+            #expect(!FileManager.default.fileExists(atPath: abandoned), "a killed writer's temporary file stays")
+            #expect(FileManager.default.fileExists(atPath: live), "a running process's temporary file was removed")
+        }
+    }
+
     @Test func aReadOnlySuiteFileIsReadAndNeverReplacedOrRemoved() throws {
         try withTestSuite { suite in
             let provider = try suite.provider()

@@ -216,10 +216,12 @@ package enum FileReplacement {
     /// Removes the temporary files that writers of `path` left behind when they died mid-write.
     ///
     /// Only files that are certainly abandoned are removed: named as this type names them, regular
-    /// (not links), owned by this user, last modified more than ten seconds ago, not locked (every
-    /// writer holds a lock on its temporary file until it is renamed), and not named after a process
-    /// that is still running.
-    package static func removeAbandonedTemporaryFiles(of path: String) {
+    /// (not links), owned by this user, last modified more than `olderThan` seconds ago (default
+    /// ten, ``abandonedAge``), not locked (every writer holds a lock on its temporary file until it
+    /// is renamed), and not named after a process that is still running. A caller that holds the
+    /// lock every writer of `path` takes around its replacement knows that no writer is between
+    /// creating and locking its file, and passes `nil`: any age.
+    package static func removeAbandonedTemporaryFiles(of path: String, olderThan age: Int64? = abandonedAge) {
         let directory = directory(of: path)
         let prefix = temporaryPrefix(for: path)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
@@ -234,7 +236,7 @@ package enum FileReplacement {
             defer { close(descriptor) }
             var info = stat()
             guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
-                Int64(now.tv_sec) - modificationSeconds(info) > abandonedAge,
+                age.map({ Int64(now.tv_sec) - modificationSeconds(info) > $0 }) ?? true,
                 flock(descriptor, LOCK_EX | LOCK_NB) == 0
             else { continue }
             unlink(candidate)

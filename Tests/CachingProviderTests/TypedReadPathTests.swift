@@ -62,6 +62,24 @@ func aPublishedAnswerIsWithdrawnByEveryChange(_ interference: Interference) thro
     #expect(stores[3][counterKey] == 300)
 }
 
+/// A key outlives many stores, one after the other: the link of a store that went away is taken
+/// by the next, and each store answers with its own value. Keys made and dropped by the thousand
+/// (a key made per read) release what they remembered.
+@Test func keysAndStoresComeAndGo() {
+    for round in 0..<40 {
+        let defaults = Defaults(MemoryProvider(["k": .int(Int64(round))]))
+        #expect(defaults[counterKey] == round)
+        #expect(defaults[counterKey] == round)
+        defaults[counterKey] = round + 1000
+        #expect(defaults[counterKey] == round + 1000)
+    }
+    let defaults = Defaults(MemoryProvider(["k": .int(1)]))
+    for index in 0..<5000 {
+        let key = DefaultsKey<Int>(index % 2 == 0 ? "k" : "absent\(index)", default: -7)
+        #expect(defaults[key] == (index % 2 == 0 ? 1 : -7))
+    }
+}
+
 /// Two key objects with the same name share one slot per store, and a scoped store keeps to
 /// its own full keys.
 @Test func keysOfOneNameAndScopedStoresAgree() {

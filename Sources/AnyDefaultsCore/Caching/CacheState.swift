@@ -161,8 +161,7 @@ struct CacheState {
                 statistics.skippedWrites &+= 1
                 return nil
             }
-            entries.remove(at: index)
-            withdraw(key)
+            removeEntry(at: index)
         }
         statistics.writes &+= 1
         let ticket = tick()
@@ -197,10 +196,7 @@ struct CacheState {
                 current = entry.map { entries.values[$0] }
             }
             if let current, current == change.value { continue }
-            if let entry {
-                entries.remove(at: entry)
-                withdraw(change.key)
-            }
+            if let entry { removeEntry(at: entry) }
             writesInFlight += 1
             if let record {
                 Self.start(&activity.values[record], value: change.value, at: ticket)
@@ -233,8 +229,7 @@ struct CacheState {
     /// Starts removing every key.
     mutating func beginRemoveAll() {
         statistics.writes &+= 1
-        entries.removeAll()
-        withdrawAll()
+        removeAllEntries()
         globalWriters += 1
         writesInFlight += 1
         globalStamp = tick()
@@ -251,15 +246,14 @@ struct CacheState {
 
     /// Forgets `key`; a read in flight will not cache what it found.
     mutating func invalidate(_ key: String) {
-        if entries.removeValue(forKey: key) != nil { withdraw(key) }
+        if let index = entries.index(forKey: key) { removeEntry(at: index) }
         let now = tick()
         activity[key]?.stamp = now
     }
 
     /// Forgets every key; no read in flight will cache what it found.
     mutating func invalidateAll() {
-        entries.removeAll()
-        withdrawAll()
+        removeAllEntries()
         globalStamp = tick()
     }
 
@@ -313,14 +307,18 @@ struct CacheState {
 
     // MARK: Published answers
 
-    /// Withdraws the answer published for `key`, whose entry is gone.
-    private mutating func withdraw(_ key: String) {
+    /// Removes an entry and withdraws its published answer: the one way an entry goes, so that
+    /// no answer outlives its entry.
+    private mutating func removeEntry(at index: Dictionary<String, DefaultsValue?>.Index) {
+        let key = entries.keys[index]
+        entries.remove(at: index)
         guard !slots.isEmpty, let slot = slots[key] else { return }
         retire(slot.withdraw())
     }
 
-    /// Withdraws every published answer.
-    private mutating func withdrawAll() {
+    /// Removes every entry and withdraws every published answer.
+    private mutating func removeAllEntries() {
+        entries.removeAll()
         for slot in slots.values { retire(slot.withdraw()) }
     }
 

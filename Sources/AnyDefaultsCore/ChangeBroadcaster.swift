@@ -123,6 +123,7 @@ public final class ChangeBroadcaster: Sendable {
         }
     }
 
+    /// Queues and delivers events at once; for providers whose commits are already ordered.
     @inlinable
     public func publish(_ events: some Sequence<DefaultsChangeEvent>) {
         enqueue(events)

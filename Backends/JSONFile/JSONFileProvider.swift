@@ -27,7 +27,7 @@ import AnyDefaultsPlatform
 ///   the line and column, unless ``Options/corruptionPolicy`` says to move it aside.
 /// - New files are created readable and writable by the owner only (`0600`); an existing file
 ///   keeps its permissions.
-public final class JSONFileProvider: DefaultsProvider {
+public final class JSONFileProvider: RefreshingProvider {
     /// The name in errors: `"JSONFile"`.
     public static let backend = "JSONFile"
 
@@ -215,14 +215,14 @@ public final class JSONFileProvider: DefaultsProvider {
     ///
     /// - Throws: `corrupted` if the file is no longer valid (the values in memory stay as they
     ///   were), unless ``Options/corruptionPolicy`` moves it aside.
-    public func reload() throws(DefaultsError) {
+    public func refresh() throws(DefaultsError) {
         try store.reload(options: options)
     }
 
-    /// Reads the file again if another process changed it (``reload()``), so that the next read
-    /// sees every change committed before this call.
-    public func synchronize() throws(DefaultsError) {
-        try reload()
+    /// The former name of ``refresh()``.
+    @available(*, deprecated, renamed: "refresh()")
+    public func reload() throws(DefaultsError) {
+        try refresh()
     }
 
     private func refreshIfConfigured() throws(DefaultsError) {

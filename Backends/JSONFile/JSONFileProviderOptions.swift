@@ -23,7 +23,7 @@ extension JSONFileProvider {
         /// Whether missing parent directories are created (owner-only). Default: `true`.
         public var createsDirectories: Bool
         /// Whether the file is watched, so that changes made elsewhere reach memory and observers
-        /// without a write or ``JSONFileProvider/reload()``. Default: `true`. Without it the
+        /// without a write or ``JSONFileProvider/refresh()``. Default: `true`. Without it the
         /// provider does not claim ``AnyDefaultsCore/DefaultsCapabilities/externalChanges``.
         public var watchesExternalChanges: Bool
         /// Called after a bad file was moved aside.
@@ -42,11 +42,8 @@ extension JSONFileProvider {
             watchesExternalChanges: Bool = true,
             onRecovery: (@Sendable (JSONFileRecovery) -> Void)? = nil
         ) {
-            self.corruptionPolicy = corruptionPolicy
-            self.lockTimeout = lockTimeout
-            self.refreshInterval = refreshInterval
-            self.createsDirectories = createsDirectories
-            self.watchesExternalChanges = watchesExternalChanges
+            (self.corruptionPolicy, self.lockTimeout, self.refreshInterval) = (corruptionPolicy, lockTimeout, refreshInterval)
+            (self.createsDirectories, self.watchesExternalChanges) = (createsDirectories, watchesExternalChanges)
             self.onRecovery = onRecovery
         }
     }

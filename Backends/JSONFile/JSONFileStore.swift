@@ -12,12 +12,11 @@ final class JSONFileStore: Sendable {
     private let disk: Mutex<JSONFileDisk>
     private let memory: Mutex<Memory>
     private let monitor = Mutex<FileChangeMonitor?>(nil)
+    /// Each instance's broadcaster.
+    private let listeners = InstanceListeners()
 
     private struct Memory {
         var values: [String: DefaultsValue]
-        /// Each instance's broadcaster, by instance number.
-        var observers: [Int: ChangeBroadcaster] = [:]
-        var nextInstance = 0
         /// When the file was last checked for changes by a read.
         var lastCheck = ContinuousClock.now
     }
@@ -41,15 +40,11 @@ final class JSONFileStore: Sendable {
 
     /// Registers an instance's broadcaster; events of other instances reach it as external.
     func attach(_ broadcaster: ChangeBroadcaster) -> Int {
-        memory.withLock { memory in
-            defer { memory.nextInstance += 1 }
-            memory.observers[memory.nextInstance] = broadcaster
-            return memory.nextInstance
-        }
+        listeners.register(broadcaster)
     }
 
     func detach(_ instance: Int) {
-        _ = memory.withLock { $0.observers.removeValue(forKey: instance) }
+        listeners.unregister(instance)
     }
 
     /// Starts reloading the file whenever it changes on disk, so that changes made by other
@@ -91,7 +86,7 @@ final class JSONFileStore: Sendable {
             memory.withLock { $0.lastCheck = now }
             return try install(disk.readIfChanged(options, holdingLock: false))
         }
-        outcome?.finish(options)
+        if let outcome { finish(outcome, options) }
     }
 
     /// Reads the file again if it changed since this process last read or wrote it.
@@ -99,7 +94,7 @@ final class JSONFileStore: Sendable {
         let outcome = try disk.withLock { disk throws(DefaultsError) -> Outcome in
             try install(disk.readIfChanged(options, holdingLock: false))
         }
-        outcome.finish(options)
+        finish(outcome, options)
     }
 
     // MARK: Writing
@@ -120,56 +115,34 @@ final class JSONFileStore: Sendable {
             try disk.write(values)
             memory.withLock { memory in
                 memory.values = values
-                Self.enqueue(events, from: instance, in: memory)
+                listeners.enqueue(events, from: instance)
             }
             return outcome
         }
-        outcome.finish(options)
+        finish(outcome, options)
     }
 
     // MARK: Helpers
 
-    /// What to do once the locks are released: deliver events, report a recovery.
+    /// What install found beyond the values: a bad file it moved aside.
     private struct Outcome {
-        var broadcasters: [ChangeBroadcaster]
         var recovery: JSONFileRecovery?
+    }
 
-        func finish(_ options: JSONFileProvider.Options) {
-            for broadcaster in broadcasters { broadcaster.deliverPending() }
-            if let recovery { options.onRecovery?(recovery) }
-        }
+    /// What to do once the locks are released: deliver events, report a recovery.
+    private func finish(_ outcome: Outcome, _ options: JSONFileProvider.Options) {
+        listeners.deliverPending()
+        if let recovery = outcome.recovery { options.onRecovery?(recovery) }
     }
 
     /// Takes in contents read from the file, with an external event for every key that differs
     /// from memory. Call it holding `disk`.
     private func install(_ contents: JSONFileDisk.Contents?) -> Outcome {
+        guard let contents else { return Outcome() }
         memory.withLock { memory in
-            let broadcasters = Array(memory.observers.values)
-            guard let contents else { return Outcome(broadcasters: broadcasters) }
-            var events: [DefaultsChangeEvent] = []
-            for (key, value) in memory.values where contents.values[key] != value {
-                events.append(DefaultsChangeEvent(key: key, newValue: contents.values[key], origin: .external))
-            }
-            for (key, value) in contents.values where memory.values[key] == nil {
-                events.append(DefaultsChangeEvent(key: key, newValue: value, origin: .external))
-            }
-            events.sort { $0.key.utf8Precedes($1.key) }
+            listeners.enqueue(DefaultsChangeEvent.differences(from: memory.values, to: contents.values), from: nil)
             memory.values = contents.values
-            Self.enqueue(events, from: nil, in: memory)
-            return Outcome(broadcasters: broadcasters, recovery: contents.recovery)
         }
-    }
-
-    /// Queues `events` for every instance: as local for the one that made them, as external for
-    /// the others.
-    private static func enqueue(_ events: [DefaultsChangeEvent], from instance: Int?, in memory: Memory) {
-        guard !events.isEmpty else { return }
-        for (id, broadcaster) in memory.observers where broadcaster.hasObservers {
-            guard id != instance else {
-                broadcaster.enqueue(events)
-                continue
-            }
-            broadcaster.enqueue(events.lazy.map { DefaultsChangeEvent(key: $0.key, newValue: $0.newValue, origin: .external) })
-        }
+        return Outcome(recovery: contents.recovery)
     }
 }

@@ -23,8 +23,7 @@ extension LMDBEnvironment {
     /// open, and will open the directory again once they notice). Returns the identity recorded,
     /// for the open to replace.
     static func claimLockFile(path: String, counter: SharedChangeCounter, timeout: Duration) throws(DefaultsError) -> UInt64 {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        var wait = FileLockWait(timeout: timeout, longestPause: .milliseconds(1))
         while true {
             guard let recorded = counter.storeIdentity else { return 0 }
             let current = identity(atPath: path + "/data.mdb")
@@ -32,14 +31,10 @@ extension LMDBEnvironment {
             // the file, which drops this process's locks on it: no environment of this process has
             // it open now, one per directory, closed before it is opened again.)
             if recorded == 0 || recorded == current || !FileLockProbe.isLockedByAnotherProcess(path + "/lock.mdb", byte: 0) { return recorded }
-            guard clock.now < deadline else {
-                throw DefaultsError(
-                    .busy,
-                    "The store's data file was replaced while another process had it open, and that process still uses the "
-                        + "replaced file's lock file (lock.mdb); it lets go once it notices. Nothing was changed.",
-                    backend: LMDBProvider.backend, path: path)
-            }
-            usleep(1_000)
+            try wait.pause(
+                orBusy: "The store's data file was replaced while another process had it open, and that process still uses the "
+                    + "replaced file's lock file (lock.mdb); it lets go once it notices. Nothing was changed.",
+                backend: LMDBProvider.backend, path: path)
         }
     }
 
@@ -162,10 +157,8 @@ extension LMDBEnvironment {
     /// Tells observers, as external changes, how `after` differs from `before` (off the calling
     /// thread: a caller reading through a cache must not run observers' handlers).
     private func report(from before: [String: DefaultsValue], to after: [String: DefaultsValue]) {
-        let events = Set(before.keys).union(after.keys).sorted().compactMap { key in
-            before[key] == after[key] ? nil : DefaultsChangeEvent(key: key, newValue: after[key], origin: .external)
-        }
-        let broadcasters = writer.withLock { _ in enqueue(events, [], from: nil) }
+        let events = DefaultsChangeEvent.differences(from: before, to: after)
+        let broadcasters = writer.withLock { _ in listeners.enqueue(events, from: nil) }
         guard !broadcasters.isEmpty else { return }
         DispatchQueue.global().async { for broadcaster in broadcasters { broadcaster.deliverPending() } }
     }

@@ -115,7 +115,7 @@ extension LMDBEnvironment {
                 state.logPosition = reading.end
                 current.seenTransaction = snapshot
                 current.lease.lapsed = false
-                return (enqueue(reading.events, [], from: nil), true)
+                return (listeners.enqueue(reading.events, from: nil), true)
             }
         }
     }

@@ -67,7 +67,7 @@ final class LMDBEnvironment: Sendable {
     let following = Mutex<LMDBFollowing?>(nil)
     /// The change broadcasters of the providers using this environment, by token, so that a write
     /// through one provider reaches the observers of the others as an external change.
-    let listeners = Mutex<(nextToken: Int, broadcasters: [Int: ChangeBroadcaster])>((0, [:]))
+    let listeners = InstanceListeners()
 
     /// What the writer lock guards.
     struct WriterState {
@@ -369,7 +369,7 @@ final class LMDBEnvironment: Sendable {
                 state.logPosition = earlier.end
                 state.logCheckedAt = transactionID
             }
-            return enqueue(earlier?.events ?? [], events, from: origin)
+            return listeners.enqueue(events, from: origin, after: earlier?.events ?? [])
         }
         for broadcaster in broadcasters { broadcaster.deliverPending() }
     }
@@ -377,25 +377,7 @@ final class LMDBEnvironment: Sendable {
     /// Whether anyone would receive events: an observer of a provider, or a cache registered with
     /// the change counter.
     var isObserved: Bool {
-        listeners.withLock { $0.broadcasters.values.contains(where: \.hasObservers) } || changeCounter.hasCaches
-    }
-
-    /// Queues `external` for every provider, then `events` for every provider: as `.local` for the
-    /// one of `origin`, as `.external` for the others. Returns every provider's broadcaster.
-    func enqueue(_ external: [DefaultsChangeEvent], _ events: [DefaultsChangeEvent], from origin: Int?) -> [ChangeBroadcaster] {
-        guard !external.isEmpty || !events.isEmpty else { return [] }
-        return listeners.withLock { listeners in
-            for (token, broadcaster) in listeners.broadcasters where broadcaster.hasObservers {
-                broadcaster.enqueue(external)
-                let origin: DefaultsChangeEvent.Origin = token == origin ? .local : .external
-                broadcaster.enqueue(events.lazy.map { event in
-                    var event = event
-                    event.origin = origin
-                    return event
-                })
-            }
-            return Array(listeners.broadcasters.values)
-        }
+        listeners.hasObservers || changeCounter.hasCaches
     }
 
     func commitWithGrowth<Result>(
@@ -595,21 +577,6 @@ final class LMDBEnvironment: Sendable {
         let size = max(size, pageSize)
         let remainder = size % pageSize
         return remainder == 0 ? size : size.addingClamped(pageSize - remainder) / pageSize * pageSize
-    }
-
-    // MARK: Listeners
-
-    /// Registers a provider's broadcaster; returns the token that identifies its writes.
-    func addListener(_ broadcaster: ChangeBroadcaster) -> Int {
-        listeners.withLock { listeners in
-            defer { listeners.nextToken += 1 }
-            listeners.broadcasters[listeners.nextToken] = broadcaster
-            return listeners.nextToken
-        }
-    }
-
-    func removeListener(_ token: Int) {
-        _ = listeners.withLock { $0.broadcasters.removeValue(forKey: token) }
     }
 }
 

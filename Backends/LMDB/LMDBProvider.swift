@@ -53,7 +53,7 @@ public final class LMDBProvider: DefaultsProvider {
         self.options = options
         self.scheme = scheme
         environment = try LMDBEnvironmentRegistry.acquire(path: path, options: options)
-        token = environment.addListener(broadcaster)
+        token = environment.listeners.register(broadcaster)
     }
 
     deinit {
@@ -65,7 +65,7 @@ public final class LMDBProvider: DefaultsProvider {
     /// releasing the provider closes it too.
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        environment.removeListener(token)
+        environment.listeners.unregister(token)
         LMDBEnvironmentRegistry.release(environment)
     }
 

@@ -36,13 +36,10 @@ struct LMDBWriteLock: Sendable {
             } catch {
                 throw DefaultsError.lmdb(error.number, "lock the store for writing", path: path)
             }
-            guard wait.pause() else {
-                throw DefaultsError(
-                    .busy,
-                    "Another process kept the store locked for writing beyond the lock timeout "
-                        + "of \(timeout) (locktimeout=SECONDS in a store string, LMDBProvider.Options.lockTimeout in code); it may be stopped.",
-                    backend: LMDBProvider.backend, path: path)
-            }
+            try wait.pause(
+                orBusy: "Another process kept the store locked for writing beyond the lock timeout "
+                    + "of \(timeout) (locktimeout=SECONDS in a store string, LMDBProvider.Options.lockTimeout in code); it may be stopped.",
+                backend: LMDBProvider.backend, path: path)
         }
     }
 

@@ -38,7 +38,7 @@ import Synchronization
 /// One connection per server per process, however many stores (namespaces) and instances use
 /// it: it carries the `LISTEN`s, the catch-ups and the writes. See Docs/Backends.md for the
 /// schema, the limits and the failure behaviour.
-public final class PostgreSQLProvider: DefaultsProvider {
+public final class PostgreSQLProvider: RefreshingProvider {
     static let backend = "PostgreSQL"
 
     /// How this store was opened (the password included, so keep it to yourself).

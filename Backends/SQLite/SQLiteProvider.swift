@@ -174,9 +174,7 @@ public final class SQLiteProvider: DefaultsProvider {
 
     /// Tells observers, as external changes, how `after` differs from `before`.
     private func report(from before: [String: DefaultsValue], to after: [String: DefaultsValue]) {
-        broadcaster.enqueue(Set(before.keys).union(after.keys).sorted().compactMap { key in
-            before[key] == after[key] ? nil : DefaultsChangeEvent(key: key, newValue: after[key], origin: .external)
-        })
+        broadcaster.enqueue(DefaultsChangeEvent.differences(from: before, to: after))
         broadcaster.deliverPending()
     }
 

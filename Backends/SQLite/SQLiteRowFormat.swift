@@ -13,21 +13,13 @@ enum SQLiteRowFormat {
     /// The names in the `type` column. They are part of the file format (schema version 1), so
     /// they are spelled out here rather than taken from `DefaultsValue.typeName`, which is free to
     /// change.
-    enum ValueType: CaseIterable {
-        case int, string, bool, double, data, date, array, dictionary
+    enum ValueType: Int, CaseIterable {
+        case bool, int, double, string, data, date, array, dictionary
 
-        var name: StaticString {
-            switch self {
-            case .bool: "bool"
-            case .int: "int"
-            case .double: "double"
-            case .string: "string"
-            case .data: "data"
-            case .date: "date"
-            case .array: "array"
-            case .dictionary: "dictionary"
-            }
-        }
+        /// The names, in the order of the cases.
+        private static let names: [StaticString] = ["bool", "int", "double", "string", "data", "date", "array", "dictionary"]
+
+        var name: StaticString { Self.names[rawValue] }
 
         init(of value: DefaultsValue) {
             switch value {

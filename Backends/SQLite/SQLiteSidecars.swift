@@ -34,8 +34,7 @@ enum SQLiteSidecars {
         path: String, file: FileID, counter: SharedChangeCounter, busyTimeout: Duration
     ) throws(DefaultsError) {
         let identity = SharedChangeCounter.identity(file)
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: busyTimeout)
+        var wait = FileLockWait(timeout: busyTimeout, longestPause: .milliseconds(1))
         while true {
             var failure: SystemCallError?
             let settled = checking.withLock { _ -> Bool in
@@ -55,14 +54,10 @@ enum SQLiteSidecars {
                     backend: SQLiteProvider.backend, path: path, cause: failure)
             }
             if settled { return }
-            guard clock.now < deadline else {
-                throw DefaultsError(
-                    .busy,
-                    "The store file was replaced while another connection had it open, and that connection still uses the "
-                        + "replaced file's write-ahead log (-wal); it lets go once it notices. Nothing was changed.",
-                    backend: SQLiteProvider.backend, path: path)
-            }
-            SQLiteBusyWait.sleep(nanoseconds: 1_000_000)
+            try wait.pause(
+                orBusy: "The store file was replaced while another connection had it open, and that connection still uses the "
+                    + "replaced file's write-ahead log (-wal); it lets go once it notices. Nothing was changed.",
+                backend: SQLiteProvider.backend, path: path)
         }
     }
 

@@ -49,21 +49,14 @@ final class PreferencesDomainStore: Sendable {
     /// Nothing to do: `cfprefsd` keeps reads current.
     func refresh(options: UserDefaultsProvider.Options) throws(DefaultsError) {}
 
-    /// Applies validated `changes` (or removes everything, for `nil`) and saves them.
+    /// Reads the domain under this process's write lock, lets `decide` choose the changes from
+    /// its values (`nil`: remove everything), and saves them. Returns the events of the changes
+    /// made.
     ///
     /// CFPreferences skips a write whose value is `CFEqual` to the stored one, and `CFEqual`
     /// calls `1` and `1.0`, or `0.0` and `-0.0`, equal; such a key is removed first so that the
     /// new type and bits are stored. That makes the batch two steps, which is one reason the
     /// provider does not claim atomic batches here.
-    /// Returns the events of the changes made (the keys whose value changed).
-    @discardableResult
-    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) -> [DefaultsChangeEvent] {
-        try update(from: writer, options: options) { _ in changes }
-    }
-
-    /// Reads the domain under this process's write lock, lets `decide` choose the changes from
-    /// its values (`nil`: remove everything), and saves them. Returns the events of the changes
-    /// made.
     @discardableResult
     func update(
         from writer: Int, options: UserDefaultsProvider.Options,

@@ -27,31 +27,7 @@ struct PropertyListFile: Sendable {
 
     /// What identifies one version of the file: replaced files get a new inode, files rewritten in
     /// place a new size or modification time.
-    struct Stamp: Hashable, Sendable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modified: Int64
-        var modifiedNanoseconds: Int64
-        var changed: Int64
-        var changedNanoseconds: Int64
-
-        /// Whether the file was modified less than 100 ms ago: too recently for its stamp to tell
-        /// a later in-place rewrite of the same size apart.
-        var isRecent: Bool {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let age = (Int64(now.tv_sec) - modified) * 1_000_000_000 + (Int64(now.tv_nsec) - modifiedNanoseconds)
-            return age < 100_000_000
-        }
-
-        init(_ info: stat) {
-            (device, inode) = (info.fileID.device, info.fileID.inode)
-            size = Int64(info.st_size)
-            (modified, modifiedNanoseconds) = info.modificationTime
-            (changed, changedNanoseconds) = info.changeTime
-        }
-    }
+    typealias Stamp = FileStamp
 
     /// What the file holds.
     enum Content {
@@ -231,11 +207,9 @@ struct PropertyListFile: Sendable {
             } catch {
                 throw failure("Could not lock the preferences directory.", error, path: directory)
             }
-            guard wait.pause() else {
-                throw DefaultsError(
-                    .busy, "Another process kept the preferences directory locked for longer than the lock timeout (UserDefaultsProvider.Options.lockTimeout, or locktimeout=SECONDS in a store string).",
-                    backend: UserDefaultsProvider.backend, path: directory)
-            }
+            try wait.pause(
+                orBusy: "Another process kept the preferences directory locked for longer than the lock timeout (UserDefaultsProvider.Options.lockTimeout, or locktimeout=SECONDS in a store string).",
+                backend: UserDefaultsProvider.backend, path: directory)
         }
     }
 

@@ -165,7 +165,7 @@ final class PropertyListFileStore: Sendable {
             (dictionary, stamp) = (parsed, parsedStamp)
         }
         let values = PropertyListNode.values(fromDomain: dictionary)
-        let events = state.loaded ? InstanceListeners.differences(from: state.values, to: values) : []
+        let events = state.loaded ? DefaultsChangeEvent.differences(from: state.values, to: values) : []
         state.values = values
         state.stamp = stamp
         state.racy = stamp?.isRecent ?? false
@@ -177,18 +177,10 @@ final class PropertyListFileStore: Sendable {
 
     // MARK: Writing
 
-    /// Applies validated `changes` (or removes everything, for `nil`) as one replacement of the
-    /// file. Changes that store what is already stored are skipped; a batch that changes nothing
-    /// writes nothing.
-    /// Returns the events of the changes made (the keys whose value changed).
-    @discardableResult
-    func apply(_ changes: [DefaultsChange]?, from writer: Int, options: UserDefaultsProvider.Options) throws(DefaultsError) -> [DefaultsChangeEvent] {
-        try update(from: writer, options: options) { _ in changes }
-    }
-
     /// Reads the file under the directory lock, lets `decide` choose the changes from the values
-    /// it holds (`nil`: remove everything), and replaces the file once if they change anything.
-    /// Returns the events of the changes made.
+    /// it holds (`nil`: remove everything), and replaces the file once if they change anything
+    /// (changes that store what is already stored are skipped). Returns the events of the
+    /// changes made.
     @discardableResult
     func update(
         from writer: Int, options: UserDefaultsProvider.Options,

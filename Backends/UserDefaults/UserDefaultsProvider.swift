@@ -22,7 +22,7 @@ import AnyDefaultsPlatform
 /// writes the suite's property-list file itself — atomically, durably and under a lock shared by
 /// every process using this library — because Foundation there rewrites the file in place and
 /// only on `synchronize()`; see `Docs/Backends.md` for what each platform promises.
-public final class UserDefaultsProvider: DefaultsProvider {
+public final class UserDefaultsProvider: RefreshingProvider {
     static let backend = "UserDefaults"
 
     #if canImport(Darwin)
@@ -95,12 +95,11 @@ public final class UserDefaultsProvider: DefaultsProvider {
         try store.value(forKey: DefaultsValidation.canonicalKey(key, backend: Self.backend), options: options)
     }
 
-
     /// Removes `key` in one locked write of the suite and tells whether it was there.
     @discardableResult
     public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
-        return try store.apply([.remove(key)], from: instanceID, options: options).contains { $0.key == key }
+        return try commit([.remove(key)]).contains { $0.key == key }
     }
 
     public func keys() throws(DefaultsError) -> [String] {
@@ -114,13 +113,20 @@ public final class UserDefaultsProvider: DefaultsProvider {
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
         let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
         guard !changes.isEmpty else { return }
-        try store.apply(changes, from: instanceID, options: options)
+        try commit(changes)
     }
 
     /// Removes every key of the suite, also entries written by other software that
     /// `DefaultsValue` cannot represent.
     public func removeAll() throws(DefaultsError) {
-        try store.apply(nil, from: instanceID, options: options)
+        try commit(nil)
+    }
+
+    /// Applies validated `changes` (or removes everything, for `nil`) in one locked write of the
+    /// suite; returns the events of the changes made (the keys whose value changed).
+    @discardableResult
+    private func commit(_ changes: [DefaultsChange]?) throws(DefaultsError) -> [DefaultsChangeEvent] {
+        try store.update(from: instanceID, options: options) { _ in changes }
     }
 
     /// Compares and applies with one replacement of the suite file under the lock every writer
@@ -173,12 +179,6 @@ public final class UserDefaultsProvider: DefaultsProvider {
     /// Does nothing on Apple platforms, where reads are always current.
     public func refresh() throws(DefaultsError) {
         try store.refresh(options: options)
-    }
-
-    /// Reads the suite again now (``refresh()``), so that the next read sees every change
-    /// committed before this call.
-    public func synchronize() throws(DefaultsError) {
-        try refresh()
     }
 
     /// The file in which Foundation keeps `suiteName` (or the standard suite, for `nil`) on this

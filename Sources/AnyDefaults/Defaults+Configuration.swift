@@ -16,11 +16,8 @@ extension Defaults {
     /// - Throws: ``DefaultsError`` with code `invalidConfiguration` for a string that does not
     ///   parse or names no registered backend, or the backend's error when it cannot open the store.
     public convenience init(
-        url store: String,
-        registry: ProviderRegistry = .standard,
-        errorHandler: @escaping ErrorHandler = Defaults.logErrors,
-        decodingFailurePolicy: DecodingFailurePolicy = .keepValue,
-        tracksReadsByName: Bool = false
+        url store: String, registry: ProviderRegistry = .standard, errorHandler: @escaping ErrorHandler = Defaults.logErrors,
+        decodingFailurePolicy: DecodingFailurePolicy = .keepValue, tracksReadsByName: Bool = false
     ) throws(DefaultsError) {
         try self.init(
             configuration: StoreConfiguration(parsing: store), registry: registry, errorHandler: errorHandler,
@@ -30,24 +27,18 @@ extension Defaults {
     /// Opens the store a store URL names, such as `sqlite:///var/lib/myapp/settings.sqlite`
     /// (its text is read as a store string: `SCHEME:///abs/path` is `SCHEME:/abs/path`).
     public convenience init(
-        url: URL,
-        registry: ProviderRegistry = .standard,
-        errorHandler: @escaping ErrorHandler = Defaults.logErrors,
-        decodingFailurePolicy: DecodingFailurePolicy = .keepValue,
-        tracksReadsByName: Bool = false
+        url: URL, registry: ProviderRegistry = .standard, errorHandler: @escaping ErrorHandler = Defaults.logErrors,
+        decodingFailurePolicy: DecodingFailurePolicy = .keepValue, tracksReadsByName: Bool = false
     ) throws(DefaultsError) {
         try self.init(
-            url: url.absoluteString, registry: registry, errorHandler: errorHandler,
-            decodingFailurePolicy: decodingFailurePolicy, tracksReadsByName: tracksReadsByName)
+            url: url.absoluteString, registry: registry, errorHandler: errorHandler, decodingFailurePolicy: decodingFailurePolicy,
+            tracksReadsByName: tracksReadsByName)
     }
 
     /// Opens the store `configuration` describes, cached as its `cache` says.
     public convenience init(
-        configuration: StoreConfiguration,
-        registry: ProviderRegistry = .standard,
-        errorHandler: @escaping ErrorHandler = Defaults.logErrors,
-        decodingFailurePolicy: DecodingFailurePolicy = .keepValue,
-        tracksReadsByName: Bool = false
+        configuration: StoreConfiguration, registry: ProviderRegistry = .standard, errorHandler: @escaping ErrorHandler = Defaults.logErrors,
+        decodingFailurePolicy: DecodingFailurePolicy = .keepValue, tracksReadsByName: Bool = false
     ) throws(DefaultsError) {
         // The registry already put a cache in front when the configuration asks for one; with
         // `cache=off` the facade must not add one either.

@@ -113,8 +113,7 @@ public struct PublishedDefault<Value: DefaultsSerializable>: Sendable {
     /// `objectWillChange` is an `ObservableObjectPublisher`), setting it sends `objectWillChange`
     /// first, as `@Published` does.
     public static subscript<Object: AnyObject>(
-        _enclosingInstance object: Object,
-        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        _enclosingInstance object: Object, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {

@@ -38,12 +38,8 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         path: String? = nil,
         cause: (any Error)? = nil
     ) {
-        self.code = code
-        self.message = message
-        self.backend = backend
-        self.key = key
-        self.path = path
-        self.cause = cause
+        (self.code, self.message, self.backend) = (code, message, backend)
+        (self.key, self.path, self.cause) = (key, path, cause)
     }
 
     public var description: String {

@@ -8,8 +8,7 @@ public struct DefaultsSchemaValues: Sendable {
 
     /// The values in `snapshot`, read from `store`.
     public init(snapshot: DefaultsSnapshot, store: Defaults) {
-        self.snapshot = snapshot
-        self.store = store
+        (self.snapshot, self.store) = (snapshot, store)
     }
 
     /// The value stored (or registered) under `key`, or else `defaultValue`. A value that cannot be

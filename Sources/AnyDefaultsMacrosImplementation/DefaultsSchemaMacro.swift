@@ -22,11 +22,8 @@ import SwiftSyntaxMacros
 /// own initializers (`Audio()`) in place.
 public enum DefaultsSchemaMacro: ExtensionMacro {
     public static func expansion(
-        of node: AttributeSyntax,
-        attachedTo declaration: some DeclGroupSyntax,
-        providingExtensionsOf type: some TypeSyntaxProtocol,
-        conformingTo protocols: [TypeSyntax],
-        in context: some MacroExpansionContext
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         guard let schema = declaration.as(StructDeclSyntax.self) else {
             context.diagnose(misplaced(node, on: declaration))

@@ -7,9 +7,7 @@ import SwiftSyntaxMacros
 /// of a type with that macro, where it means something.
 public enum PropertyMarkerMacro: PeerMacro {
     public static func expansion(
-        of node: AttributeSyntax,
-        providingPeersOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         let mark = Marks.name(of: node)
         guard declaration.is(VariableDeclSyntax.self) else {

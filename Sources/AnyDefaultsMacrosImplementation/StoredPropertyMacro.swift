@@ -40,9 +40,7 @@ public enum StoredPropertyMacro {
 
 extension StoredPropertyMacro: AccessorMacro {
     public static func expansion(
-        of node: AttributeSyntax,
-        providingAccessorsOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
+        of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
         guard let parts = parts(node, declaration) else { return [] }
         var accessors: [AccessorDeclSyntax] = []
@@ -77,9 +75,7 @@ extension StoredPropertyMacro: AccessorMacro {
 
 extension StoredPropertyMacro: PeerMacro {
     public static func expansion(
-        of node: AttributeSyntax,
-        providingPeersOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let parts = parts(node, declaration) else { return [] }
         switch (parts.type, parts.initializer) {

@@ -22,12 +22,8 @@ public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
         public var actual: String
 
         public init(id: ConformanceCheck, group: String, check: String, key: String?, expected: String, actual: String) {
-            self.id = id
-            self.group = group
-            self.check = check
-            self.key = key
-            self.expected = expected
-            self.actual = actual
+            (self.id, self.group, self.check, self.key) = (id, group, check, key)
+            (self.expected, self.actual) = (expected, actual)
         }
 
         public var description: String {

@@ -68,15 +68,9 @@ extension DefaultsConformanceSuite {
             threads: Int, rounds: Int, largestValue: Int, processes: Int, crashes: Int, crashBatchSize: Int,
             modelSteps: Int, modelRuns: Int, generated: Int
         ) {
-            self.threads = threads
-            self.rounds = rounds
-            self.largestValue = largestValue
-            self.processes = processes
-            self.crashes = crashes
-            self.crashBatchSize = crashBatchSize
-            self.modelSteps = modelSteps
-            self.modelRuns = modelRuns
-            self.generated = generated
+            (self.threads, self.rounds, self.largestValue) = (threads, rounds, largestValue)
+            (self.processes, self.crashes, self.crashBatchSize) = (processes, crashes, crashBatchSize)
+            (self.modelSteps, self.modelRuns, self.generated) = (modelSteps, modelRuns, generated)
         }
 
         /// The default: a few seconds per provider.

@@ -235,7 +235,7 @@ import Testing
             try FileFacts.write("{\"a\": 2,", to: path)
             #expect(defaultsError { try store.setValue(.int(3), forKey: "b") }?.code == .corrupted)
             #expect(defaultsError { try store.removeAll() }?.code == .corrupted)
-            #expect(defaultsError { try store.reload() }?.code == .corrupted)
+            #expect(defaultsError { try store.refresh() }?.code == .corrupted)
             #expect(try FileFacts.text(path) == "{\"a\": 2,")
             #expect(try store.value(forKey: "a") == .int(1), "memory keeps the last good contents")
             // Once repaired, writes go on from the repaired contents.
@@ -341,9 +341,9 @@ import Testing
             #expect(try refreshing.value(forKey: "a") == .int(1))
             #expect(try store.value(forKey: "a") == nil)
             let events = EventLog(store)
-            try store.reload()
+            try store.refresh()
             #expect(try store.value(forKey: "a") == .int(1))
-            try store.reload()
+            try store.refresh()
             #expect(events.all == [DefaultsChangeEvent(key: "a", newValue: .int(1), origin: .external)])
         }
     }
@@ -363,7 +363,7 @@ import Testing
             try FileFacts.write("{\"a\": ", to: path)
             usleep(200_000)
             #expect(try store.value(forKey: "a") == .int(1))
-            #expect(defaultsError { try store.reload() }?.code == .corrupted)
+            #expect(defaultsError { try store.refresh() }?.code == .corrupted)
         }
     }
 

@@ -7,11 +7,10 @@ package struct FileID: Hashable, Sendable, CustomStringConvertible {
     package var device: UInt64
     package var inode: UInt64
 
-    package init(device: UInt64, inode: UInt64) {
-        self.device = device
-        self.inode = inode
-    }
+    package var description: String { "\(device):\(inode)" }
+}
 
+extension FileID {
     /// `dev_t` is signed on Apple platforms (where a device number may be negative, and
     /// `UInt64(_:)` would trap) and unsigned on Linux: either way its bits identify the device.
     package init(_ info: stat) {
@@ -31,29 +30,27 @@ package struct FileID: Hashable, Sendable, CustomStringConvertible {
         guard fstat(descriptor, &info) == 0 else { return nil }
         self.init(info)
     }
-
-    package var description: String { "\(device):\(inode)" }
 }
 
 extension stat {
     /// The file's identity (``FileID``).
     package var fileID: FileID { FileID(self) }
 
-    /// The last change of the file's status (`st_ctim` / `st_ctimespec`).
-    package var changeTime: (seconds: Int64, nanoseconds: Int64) {
-        #if canImport(Darwin)
-        (Int64(st_ctimespec.tv_sec), Int64(st_ctimespec.tv_nsec))
-        #else
-        (Int64(st_ctim.tv_sec), Int64(st_ctim.tv_nsec))
-        #endif
-    }
-
     /// The last modification time: `st_mtim` on Linux, `st_mtimespec` on Apple platforms.
-    package var modificationTime: (seconds: Int64, nanoseconds: Int64) {
-        #if canImport(Darwin)
-        (Int64(st_mtimespec.tv_sec), Int64(st_mtimespec.tv_nsec))
-        #else
-        (Int64(st_mtim.tv_sec), Int64(st_mtim.tv_nsec))
-        #endif
+    package var modificationTime: (seconds: Int64, nanoseconds: Int64) { Self.parts(modified) }
+
+    /// The last change of the file's status (`st_ctim` / `st_ctimespec`).
+    package var changeTime: (seconds: Int64, nanoseconds: Int64) { Self.parts(changed) }
+
+    #if canImport(Darwin)
+    private var modified: timespec { st_mtimespec }
+    private var changed: timespec { st_ctimespec }
+    #else
+    private var modified: timespec { st_mtim }
+    private var changed: timespec { st_ctim }
+    #endif
+
+    private static func parts(_ time: timespec) -> (seconds: Int64, nanoseconds: Int64) {
+        (Int64(time.tv_sec), Int64(time.tv_nsec))
     }
 }

@@ -2,7 +2,8 @@ import AnyDefaultsPlatform
 
 /// Taking an exclusive `flock` that another process may hold, within a timeout: the one way every
 /// backend waits for another process's lock (the JSON file's sidecar, the preferences directory,
-/// LMDB's writer lock).
+/// LMDB's writer lock) or for another process to let go of a replaced store's files (SQLite's
+/// `-wal`, LMDB's `lock.mdb`).
 ///
 /// ```swift
 /// var wait = FileLockWait(timeout: .seconds(5))
@@ -29,6 +30,11 @@ package struct FileLockWait {
         usleep(nextPause)
         nextPause = min(nextPause * 2, longestPause)
         return true
+    }
+
+    /// Waits before the next try, or throws `busy` with `message` once the timeout has passed.
+    package mutating func pause(orBusy message: @autoclosure () -> String, backend: String, path: String) throws(DefaultsError) {
+        guard pause() else { throw DefaultsError(.busy, message(), backend: backend, path: path) }
     }
 
     /// Tries once to take the exclusive lock on `descriptor`: `true` if taken, `false` if another

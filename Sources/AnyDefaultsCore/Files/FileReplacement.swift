@@ -130,6 +130,9 @@ package enum FileReplacement {
                 var info = stat()
                 guard fstat(descriptor, &info) == 0 else { throw .last("fstat", path: temporary) }
                 guard rename(temporary, path) == 0 else { throw .last("rename", path: path) }
+                // Again: the rename changes the file's status-change time on most systems. The
+                // file is in place now, so a failure here keeps the first answer.
+                _ = fstat(descriptor, &info)
                 inProgress.withLock { _ = $0.paths.remove(temporary) }
                 syncDirectory(of: path)
                 return info

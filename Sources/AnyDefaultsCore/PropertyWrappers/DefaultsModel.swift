@@ -98,8 +98,7 @@ public struct Setting<Value: DefaultsSerializable>: Sendable {
     /// Reads and writes the setting through its model's store.
     @inlinable
     public static subscript<Model: DefaultsModel>(
-        _enclosingInstance model: Model,
-        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
+        _enclosingInstance model: Model, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Self>
     ) -> Value {
         get { model.root[fullKey(in: model, storage: storageKeyPath)] }
@@ -152,8 +151,7 @@ public struct ObservableOnly<Value> {
     /// Reads and writes the value, telling Observation.
     @inlinable
     public static subscript<Model: DefaultsModel>(
-        _enclosingInstance model: Model,
-        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
+        _enclosingInstance model: Model, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Self>
     ) -> Value {
         get {

@@ -128,9 +128,7 @@ package enum ChangeLog {
         package var end: Int64
 
         package init(keys: [String], complete: Bool, end: Int64) {
-            self.keys = keys
-            self.complete = complete
-            self.end = end
+            (self.keys, self.complete, self.end) = (keys, complete, end)
         }
 
         /// The `.external` events to report: one per key in ``keys`` with the value `value` reads

@@ -162,29 +162,18 @@ public final class JSONFileProvider: RefreshingProvider {
     /// every process holds: atomic against all of them. Nothing is written if a value differs or
     /// no value changes.
     public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
-        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
-        let expected = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
-        var applied = false
-        try store.update(from: instance, options: options) { values in
-            applied = expected.allSatisfy { values[$0.key] == $0.value }
-            return applied ? Self.applying(changes, to: values) : (values, [])
-        }
-        return applied
+        try ConditionalWrite.apply(changes, ifUnchanged: expected, backend: Self.backend, update: update)
     }
 
     /// Removes the unchanged keys with one write of the file, under the lock that every writer
     /// of every process holds: atomic against all of them.
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
-        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
-        guard !expected.isEmpty else { return [] }
-        var removed: [String] = []
-        try store.update(from: instance, options: options) { values in
-            var values = values
-            removed = expected.filter { values[$0.key] == $0.value }.map(\.key)
-            for key in removed { values.removeValue(forKey: key) }
-            return (values, removed.map { DefaultsChangeEvent(key: $0, newValue: nil) })
-        }
-        return removed
+        try ConditionalWrite.removeValues(ifUnchanged: expected, backend: Self.backend, update: update)
+    }
+
+    /// One read-modify-write of the file: `decide` chooses the changes from the values stored now.
+    private func update(_ decide: ([String: DefaultsValue]) -> [DefaultsChange]) throws(DefaultsError) {
+        try store.update(from: instance, options: options) { values in Self.applying(decide(values), to: values) }
     }
 
     /// The settings file and its lock file.

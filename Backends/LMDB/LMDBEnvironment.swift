@@ -410,7 +410,7 @@ final class LMDBEnvironment: Sendable {
                     // Opened read-only (MDB_RDONLY): the store could be read but not written.
                     throw DefaultsError(
                         .permissionDenied, "The store is read-only: its data file or its file system cannot be written. Nothing was changed.",
-                        backend: LMDBProvider.backend, path: path, cause: LMDBStatus(rc))
+                        backend: LMDBProvider.backend, path: path, cause: LMDBFailure(rc))
                 }
                 throw DefaultsError.lmdb(rc, "begin a write transaction", path: path)
             }

@@ -75,7 +75,7 @@ enum LMDBEnvironmentRegistry {
             let parent = (path as NSString).deletingLastPathComponent
             throw DefaultsError(
                 .notFound, "Could not create the store's directory: its parent \(parent) does not exist.",
-                backend: LMDBProvider.backend, path: path, cause: LMDBStatus(code))
+                backend: LMDBProvider.backend, path: path, cause: LMDBFailure(code))
         }
         var status = stat()
         guard stat(path, &status) == 0 else {

@@ -70,7 +70,7 @@ enum LMDBFiles {
             guard code != ELOOP else {
                 throw DefaultsError(
                     .permissionDenied, "A symbolic link is where the store's \((path as NSString).lastPathComponent) belongs; remove it.",
-                    backend: LMDBProvider.backend, path: path, cause: LMDBStatus(code))
+                    backend: LMDBProvider.backend, path: path, cause: LMDBFailure(code))
             }
             if code == EROFS { return (mode, .readOnlyFileSystem) }
             if code == EACCES { return (mode, .cannotCreate) }
@@ -110,7 +110,7 @@ enum LMDBFiles {
         case ENOSPC, EDQUOT, EFBIG:
             throw DefaultsError(
                 .storageFull, "The disk is full: there is no room for the store's lock file (lock.mdb).",
-                backend: LMDBProvider.backend, path: path, cause: LMDBStatus(code))
+                backend: LMDBProvider.backend, path: path, cause: LMDBFailure(code))
         default:
             // The file system cannot allocate ahead (EOPNOTSUPP): ask it how much room is left.
             var fileSystem = statvfs()

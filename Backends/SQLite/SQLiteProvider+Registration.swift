@@ -12,8 +12,7 @@ extension SQLiteProvider {
     /// ```
     public static func register(in registry: ProviderRegistry) {
         registry.register(
-            scheme: "sqlite", summary: "an SQLite database file (WAL), for many keys and many processes",
-            location: .path("PATH"),
+            scheme: "sqlite", summary: "an SQLite database file (WAL), for many keys and many processes", location: .path("PATH"),
             options: [
                 StoreOption(
                     "durability", values: "normal|full",

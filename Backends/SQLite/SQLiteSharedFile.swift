@@ -27,12 +27,8 @@ final class SQLiteSharedFile: Sendable {
         var follow: @Sendable ([String: DefaultsValue]?) -> Void
     }
 
-    private struct Entry: Sendable {
-        weak var file: SQLiteSharedFile?
-    }
-
     /// The files open in this process.
-    private static let open = Mutex<[FileID: Entry]>([:])
+    private static let open = SharedInstances<FileID, SQLiteSharedFile>()
     /// The change counters of the stores open in this process, by the store's path: one per path,
     /// kept across a replacement of the store file, so that the caches registered with it stay.
     private static let counters = SharedInstances<String, SharedChangeCounter>()
@@ -75,7 +71,7 @@ final class SQLiteSharedFile: Sendable {
 
     /// Whether a connection of this process has the file `id` open.
     static func isOpen(_ id: FileID) -> Bool {
-        open.withLock { $0[id]?.file != nil }
+        open.openObject(for: id) != nil
     }
 
     /// The shared state of the file `id` at `path`, with one instance (its `broadcaster`, and how
@@ -85,15 +81,12 @@ final class SQLiteSharedFile: Sendable {
         follow: @escaping @Sendable ([String: DefaultsValue]?) -> Void
     ) throws(DefaultsError) -> SQLiteSharedFile {
         let counter = try counter(forStore: path)
-        let file = open.withLock { open in
-            if let file = open[id]?.file, !file.isReplaced { return file }
-            open = open.filter { $0.value.file != nil }
+        let file = open.object(for: id, reusing: { !$0.isReplaced }) {
             let file = SQLiteSharedFile(id: id, path: path, changeCounter: counter)
             counter.onCatchUp { [weak file] in file?.catchUpWithOtherProcesses() ?? false }
-            open[id] = Entry(file: file)
             SQLiteReserve.ensure(forStore: path)
             return file
-        }
+        }.object
         file.members.withLock { $0[ObjectIdentifier(broadcaster)] = Member(broadcaster: broadcaster, closeIfIdle: closeIfIdle, follow: follow) }
         return file
     }
@@ -123,7 +116,7 @@ final class SQLiteSharedFile: Sendable {
     /// Retires every file open in this process at `path` other than `id`; returns whether they
     /// have no open connection left.
     static func retireOthers(atPath path: String, keeping id: FileID) -> Bool {
-        let others = open.withLock { open in open.values.compactMap(\.file).filter { $0.path == path && $0.id != id } }
+        let others = open.openObjects.filter { $0.path == path && $0.id != id }
         return others.allSatisfy { $0.retire() }
     }
 

@@ -59,8 +59,7 @@ final class PreferencesDomainStore: Sendable {
     /// provider does not claim atomic batches here.
     @discardableResult
     func update(
-        from writer: Int, options: UserDefaultsProvider.Options,
-        _ decide: ([String: DefaultsValue]) -> [DefaultsChange]?
+        from writer: Int, options: UserDefaultsProvider.Options, _ decide: ([String: DefaultsValue]) -> [DefaultsChange]?
     ) throws(DefaultsError) -> [DefaultsChangeEvent] {
         let events = try writes.withLock { _ throws(DefaultsError) -> [DefaultsChangeEvent] in
             var values = try allValues(options: options)

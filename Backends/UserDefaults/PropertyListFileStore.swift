@@ -106,7 +106,7 @@ final class PropertyListFileStore: Sendable {
     /// Brings `state` up to date with the file when `force` is set or the refresh interval has
     /// passed. Returns whether events were queued.
     private func refresh(_ state: inout State, options: UserDefaultsProvider.Options, force: Bool) throws(DefaultsError) -> Bool {
-        let now = UserDefaultsProvider.monotonicNanoseconds()
+        let now = CoarseClock.nanoseconds
         if !force, state.loaded, now &- state.checkedAt < options.refreshInterval.clampedNanoseconds {
             return false
         }
@@ -226,7 +226,7 @@ final class PropertyListFileStore: Sendable {
             state.stamp = try file.replace(with: dictionary, holding: lock)
             state.racy = state.stamp?.isRecent ?? false
             state.values = values
-            state.checkedAt = UserDefaultsProvider.monotonicNanoseconds()
+            state.checkedAt = CoarseClock.nanoseconds
             listeners.enqueue(events, from: writer)
             dropFoundationCache()
             // Synchronizing writes Foundation's own unsaved changes to this suite, if this process

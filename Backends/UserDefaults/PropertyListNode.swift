@@ -54,9 +54,10 @@ enum PropertyListNode: Sendable, Equatable {
             switch node {
             case .bool(let bool): .leaf(.bool(bool))
             case .integer(let int): .leaf(.int(int))
-            case .unsignedInteger: .fail
             case .real(let double): .leaf(.double(double))
             case .string(let string): .leaf(.string(string))
+            // Above Int64.max: no DefaultsValue holds it.
+            case .unsignedInteger: .fail
             case .data(let data): .leaf(.data(data))
             case .date(let date): .leaf(.date(date))
             case .array(let items): .array(items)
@@ -89,13 +90,13 @@ extension PropertyListNode {
         switch self {
         case .bool(let bool): bool
         case .integer(let int): int
-        case .unsignedInteger(let unsigned): unsigned
         case .real(let double): double
         case .string(let string): string
+        case .unsignedInteger(let unsigned): unsigned
         case .data(let data): data
         case .date(let date): date
-        case .array(let items): items.map(\.object)
-        case .dictionary(let items): items.mapValues(\.object)
+        case .array(let items): items.map { $0.object }
+        case .dictionary(let items): items.mapValues { $0.object }
         }
     }
 

@@ -133,28 +133,18 @@ public final class UserDefaultsProvider: RefreshingProvider {
     /// using this library holds (on Linux: atomic against all of them). On Apple platforms
     /// CFPreferences has no transactions: it is atomic against this process's writers only.
     public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
-        let changes = try DefaultsValidation.canonicalChanges(changes, backend: Self.backend)
-        let expected = try DefaultsValidation.canonicalConditions(expected, backend: Self.backend)
-        var applied = false
-        try store.update(from: instanceID, options: options) { values in
-            applied = expected.allSatisfy { values[$0.key] == $0.value }
-            return applied ? changes : []
+        try ConditionalWrite.apply(changes, ifUnchanged: expected, backend: Self.backend) { decide throws(DefaultsError) in
+            try store.update(from: instanceID, options: options, decide)
         }
-        return applied
     }
 
     /// Removes the unchanged keys with one replacement of the suite file under the lock every
     /// writer using this library holds (on Linux: atomic against all of them). On Apple platforms
     /// CFPreferences has no transactions: it is atomic against this process's writers only.
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
-        let expected = try DefaultsValidation.canonicalExpectations(expected, backend: Self.backend)
-        guard !expected.isEmpty else { return [] }
-        var removed: [String] = []
-        try store.update(from: instanceID, options: options) { values in
-            removed = expected.filter { values[$0.key] == $0.value }.map(\.key)
-            return removed.map { .remove($0) }
+        try ConditionalWrite.removeValues(ifUnchanged: expected, backend: Self.backend) { decide throws(DefaultsError) in
+            try store.update(from: instanceID, options: options, decide)
         }
-        return removed
     }
 
     /// The suite's file (Linux), or the suite's name where `cfprefsd` owns the file.
@@ -268,10 +258,5 @@ public final class UserDefaultsProvider: RefreshingProvider {
                 backend: backend, path: file.path, cause: error)
         }
         #endif
-    }
-
-    /// A cheap monotonic clock for freshness checks and lock timeouts, in nanoseconds.
-    static func monotonicNanoseconds() -> UInt64 {
-        CoarseClock.nanoseconds
     }
 }

@@ -154,19 +154,22 @@ public final class DefaultsConfigProvider: ConfigProvider, Sendable {
     }
 
     private static func int(_ value: DefaultsValue) -> Int? {
-        switch value {
-        case .int(let number): Int(exactly: number)
-        case .double(let number): Int(exactly: number)
-        case .string(let text): Int(text.trimmingCharacters(in: .whitespaces))
-        default: nil
-        }
+        number(value, int: { Int(exactly: $0) }, double: { Int(exactly: $0) }, text: { Int($0) })
     }
 
     private static func double(_ value: DefaultsValue) -> Double? {
+        number(value, int: { Double(exactly: $0) }, double: { $0 }, text: { Double($0) })
+    }
+
+    /// A number of either kind, or a number's text (blanks around it ignored), converted only
+    /// where that is exact.
+    private static func number<Number>(
+        _ value: DefaultsValue, int: (Int64) -> Number?, double: (Double) -> Number?, text: (String) -> Number?
+    ) -> Number? {
         switch value {
-        case .double(let number): number
-        case .int(let number): Double(exactly: number)
-        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces))
+        case .int(let number): int(number)
+        case .double(let number): double(number)
+        case .string(let string): text(string.trimmingCharacters(in: .whitespaces))
         default: nil
         }
     }

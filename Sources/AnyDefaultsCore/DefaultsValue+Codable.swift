@@ -83,22 +83,8 @@ extension DefaultsValue: Codable {
             if container.decodeNil() {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "null cannot be stored in a defaults value.")
             }
-            // Booleans before numbers, integers before doubles: a decoder may convert the other
-            // way (a number with a fraction never reads as an integer).
-            if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-                return
-            }
-            if let value = try? container.decode(Int64.self) {
-                self = .int(value)
-                return
-            }
-            if let value = try? container.decode(Double.self) {
-                self = .double(value)
-                return
-            }
-            if let value = try? container.decode(String.self) {
-                self = .string(value)
+            if let scalar = Self.scalar(in: container) {
+                self = scalar
                 return
             }
         }
@@ -111,6 +97,15 @@ extension DefaultsValue: Codable {
         if let count = container.count { items.reserveCapacity(count) }
         while !container.isAtEnd { items.append(try container.decode(DefaultsValue.self)) }
         self = .array(items)
+    }
+
+    /// The scalar `container` holds, if any. Booleans before numbers, integers before doubles: a
+    /// decoder may convert the other way (a number with a fraction never reads as an integer).
+    private static func scalar(in container: any SingleValueDecodingContainer) -> DefaultsValue? {
+        if let value = try? container.decode(Bool.self) { return .bool(value) }
+        if let value = try? container.decode(Int64.self) { return .int(value) }
+        if let value = try? container.decode(Double.self) { return .double(value) }
+        return (try? container.decode(String.self)).map(DefaultsValue.string)
     }
 
     /// A tagged value, or a dictionary.

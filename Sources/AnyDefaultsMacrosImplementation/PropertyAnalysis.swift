@@ -63,15 +63,19 @@ struct PropertyAnalysis {
 
     // MARK: One property
 
+    /// Reports `message` at the first of `attributes`, if any, with a fix-it that removes them all.
+    private mutating func reject(
+        _ attributes: [AttributeSyntax], of variable: VariableDeclSyntax, marks: Marks, _ message: MacroDiagnostic
+    ) {
+        guard let first = attributes.first else { return }
+        let removal = marks.removal("remove the attribute", from: variable, removing: attributes)
+        diagnostics.append(Diagnostic(at: first, message, fixIts: [removal]))
+    }
+
     private mutating func analyze(_ variable: VariableDeclSyntax, host: Host) -> Property? {
         let marks = Marks(variable.attributes)
         if variable.modifiers.contains(where: { [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind) }) {
-            if !marks.all.isEmpty {
-                diagnostics.append(
-                    Diagnostic(
-                        at: marks.all[0], .error("markOnStatic", "only instance properties can be stored or observed"),
-                        fixIts: [marks.removal("remove the attribute", from: variable, removing: marks.all)]))
-            }
+            reject(marks.all, of: variable, marks: marks, .error("markOnStatic", "only instance properties can be stored or observed"))
             return nil
         }
         if case .model = host, marks.ignored != nil { return nil }
@@ -85,14 +89,9 @@ struct PropertyAnalysis {
         let name = identifier.identifier.trimmedDescription
         let accessors = Accessors(binding.accessorBlock)
         if accessors.isComputed {
-            let stored = [marks.backed, marks.key, marks.memory].compactMap { $0 }
-            if !stored.isEmpty {
-                diagnostics.append(
-                    Diagnostic(
-                        at: stored[0],
-                        .error("computedMarked", "a computed property cannot be stored or observed: it has no value of its own"),
-                        fixIts: [marks.removal("remove the attribute", from: variable, removing: stored)]))
-            }
+            reject(
+                [marks.backed, marks.key, marks.memory].compactMap { $0 }, of: variable, marks: marks,
+                .error("computedMarked", "a computed property cannot be stored or observed: it has no value of its own"))
             return nil
         }
         if variable.bindingSpecifier.tokenKind == .keyword(.let) {
@@ -137,12 +136,10 @@ struct PropertyAnalysis {
             }
         case .schema:
             let memoryOnly = [marks.memory, marks.ignored].compactMap { $0 }
-            if !memoryOnly.isEmpty {
-                diagnostics.append(
-                    Diagnostic(
-                        at: memoryOnly[0],
-                        .error("notInSchema", "every property of a schema is read from the store; keep values that are not in a separate type"),
-                        fixIts: [marks.removal("remove the attribute", from: variable, removing: memoryOnly)]))
+            guard memoryOnly.isEmpty else {
+                reject(
+                    memoryOnly, of: variable, marks: marks,
+                    .error("notInSchema", "every property of a schema is read from the store; keep values that are not in a separate type"))
                 return nil
             }
             guard let key = key(for: name, marks: marks, variable: variable) else { return nil }

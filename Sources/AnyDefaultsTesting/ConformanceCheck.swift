@@ -190,6 +190,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case multiProcessNoLostUpdate = "multiProcess.noLostUpdate"
     /// An instance open the whole time reads what other processes wrote, with the same size or not.
     case multiProcessOpenInstanceSees = "multiProcess.openInstanceSees"
+    /// After ``AnyDefaultsCore/DefaultsProvider/synchronize()``, an instance open the whole time reads
+    /// what other processes committed before the call at once, without waiting.
+    case multiProcessSynchronizeSees = "multiProcess.synchronizeSees"
 
     // MARK: crashAtomicity
     /// A process killed (SIGKILL) in the middle of large batches leaves each batch all or nothing.

@@ -8,6 +8,11 @@ enum ConformanceText {
     /// The longest part of a key or string shown, in scalars.
     static let shownScalars = 48
 
+    /// The escapes of a Swift string literal that have a letter of their own.
+    private static let escapes: [Unicode.Scalar: String] = [
+        "\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0",
+    ]
+
     /// A string as a quoted literal: printable ASCII as is, everything else escaped
     /// (`"caf\u{E9}"` and `"cafe\u{301}"` differ visibly), cut after ``shownScalars`` scalars
     /// with the full length in UTF-8 bytes.
@@ -19,19 +24,12 @@ enum ConformanceText {
                 return shown + "\"… (\(text.utf8.count) UTF-8 bytes)"
             }
             count += 1
-            switch scalar {
-            case "\"": shown += "\\\""
-            case "\\": shown += "\\\\"
-            case "\n": shown += "\\n"
-            case "\r": shown += "\\r"
-            case "\t": shown += "\\t"
-            case "\0": shown += "\\0"
-            default:
-                if scalar.value >= 0x20 && scalar.value < 0x7F {
-                    shown.unicodeScalars.append(scalar)
-                } else {
-                    shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                }
+            if let escape = escapes[scalar] {
+                shown += escape
+            } else if scalar.value >= 0x20 && scalar.value < 0x7F {
+                shown.unicodeScalars.append(scalar)
+            } else {
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             }
         }
         return shown + "\""

@@ -7,7 +7,8 @@ extension DefaultsConformanceSuite {
     /// ``ChildProcess``): child processes and this one write distinct keys at once, singly and in
     /// batches, and none is lost — for a new instance, for another process, and for an instance
     /// that was open (and had read those keys as absent) the whole time; that instance also sees
-    /// another process's writes of values of the same size. A provider that keeps a private copy
+    /// another process's writes of values of the same size, and sees them at once after
+    /// ``AnyDefaultsCore/DefaultsProvider/synchronize()``. A provider that keeps a private copy
     /// per instance or process, or writes the whole store back from a stale copy, fails here.
     func multiProcessChecks() throws -> ConformanceReport {
         try group(.multiProcess) { checker, storage, provider in
@@ -71,6 +72,14 @@ extension DefaultsConformanceSuite {
                 }
             }
 
+            // The instance open all along, asked to synchronize, sees them at once.
+            _ = checker.attempt(.multiProcessSynchronizeSees, "synchronize() after other processes' writes") { try provider.synchronize() }
+            let current = checker.attempt(.multiProcessSynchronizeSees, "allValues() after synchronize()") { try provider.allValues() }
+            let behind = expected.filter { key, value in !ConformanceExactness.equal(current?[key], value) }.map(\.key)
+            checker.check(
+                .multiProcessSynchronizeSees, behind.isEmpty, "after synchronize(), an instance open all along reads other processes' writes at once",
+                expected: "\(expected.count) keys with their values", actual: "\(behind.count) missing or stale: \(ConformanceText.keys(behind))")
+
             // Instances open all along — here, and in another process — see them too (after at
             // most the event timeout).
             let lost = awaitValues(provider, expected, within: timeoutForEvents)
@@ -98,6 +107,14 @@ extension DefaultsConformanceSuite {
                 } catch {
                     checker.fail(.suiteChildProcess, "write in a child process", expected: "ok", actual: "\(error)")
                     return
+                }
+                if round == 0 {
+                    _ = checker.attempt(.multiProcessSynchronizeSees, "synchronize() after another process's write") { try provider.synchronize() }
+                    let now = (try? provider.value(forKey: "mp.same")) ?? nil
+                    checker.check(
+                        .multiProcessSynchronizeSees, ConformanceExactness.equal(now, value),
+                        "after synchronize(), an instance open all along reads another process's write at once",
+                        key: "mp.same", expected: ConformanceText.value(value), actual: ConformanceText.value(now))
                 }
                 let stale = awaitValues(provider, ["mp.same": value], within: timeoutForEvents)
                 checker.check(

@@ -97,6 +97,8 @@ final class Core: Sendable {
         var order: [RawKey] = []
         var readCache: [RawKey: DefaultsValue?] = [:]
         var snapshot: [String: DefaultsValue]?
+        /// When the file was last read (``Defect/synchronizeDoesNothing``).
+        var readAt = ContinuousClock.now
     }
 
     let defect: Defect
@@ -146,13 +148,18 @@ final class Core: Sendable {
     // MARK: Reading
 
     /// Brings `state` up to the store's current generation; returns the external events.
-    func refresh(_ state: inout State) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    func refresh(_ state: inout State, writing: Bool = false) throws(DefaultsError) -> [DefaultsChangeEvent] {
         if let mirror {
             let (generation, values) = mirror.contents.withLock { ($0.generation, $0.values) }
             if state.loaded, generation == state.generation { return [] }
             return adopt(&state, generation: generation, size: -1, values: values)
         }
         if state.loaded, defect == .writesBackPrivateCopy || defect == .neverReloadsOpenInstance { return [] }
+        if state.loaded, defect == .synchronizeDoesNothing, !writing {
+            // Like a store that reads its file again on a timer and lets synchronize() do nothing.
+            guard ContinuousClock.now - state.readAt >= .milliseconds(300) else { return [] }
+            state.readAt = .now
+        }
         let stamp = try file.stamp()
         if state.loaded, defect == .reloadsOnlyWhenSizeChanges ? stamp.size == state.size : stamp.generation == state.generation {
             return []
@@ -328,7 +335,7 @@ final class Core: Sendable {
     }
 
     private func commitHoldingLocks(_ state: inout State, _ changes: [Change], single: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
-        let external = try refresh(&state)
+        let external = try refresh(&state, writing: true)
         var base = state.values
         if defect == .neverReloadsOpenInstance {
             // Writes merge with the file (no update is lost), but the instance's view is never refreshed.

@@ -71,6 +71,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case privateCopyPerProcess          // one copy per process, written whole, never merged
     case noLockBetweenProcesses         // read-modify-write with only an in-process lock
     case neverReloadsOpenInstance       // an open instance never reads what others wrote
+    case synchronizeDoesNothing         // a copy read again at most every 300 ms; synchronize() does nothing
     case commitsBatchChangeByChange     // each change of a batch is its own durable commit
     case rewritesFileInPlace            // the file is truncated and rewritten in place
     case defersCommitToNextWrite        // a write is made durable only by the next one
@@ -154,6 +155,7 @@ extension Defect {
         case .dropsWritesAfterRemoveAllOnReopen: [.modelMatchesReference]
         case .privateCopyPerProcess, .noLockBetweenProcesses: [.multiProcessNoLostUpdate]
         case .neverReloadsOpenInstance: [.multiProcessOpenInstanceSees]
+        case .synchronizeDoesNothing: [.multiProcessSynchronizeSees]
         case .commitsBatchChangeByChange: [.crashAtomicityAllOrNothing]
         case .rewritesFileInPlace: [.crashAtomicityAllOrNothing, .crashAtomicityOpens]
         case .defersCommitToNextWrite: [.crashAtomicityAcknowledged]

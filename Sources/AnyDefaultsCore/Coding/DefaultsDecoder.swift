@@ -28,8 +28,6 @@ public struct DefaultsDecoder: Sendable {
     /// Context handed to `init(from:)` as the decoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
 
-    static let backend = "DefaultsDecoder"
-
     /// Creates a decoder.
     public init(strategy: DefaultsCodingStrategy = .structured, userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
         self.strategy = strategy
@@ -111,4 +109,9 @@ public struct DefaultsDecoder: Sendable {
             return .dataCorrupted(.init(codingPath: [], debugDescription: "The JSON does not match the type."))
         }
     }
+}
+
+extension DefaultsDecoder {
+    /// The name its errors give as their backend.
+    static let backend = "DefaultsDecoder"
 }

@@ -16,7 +16,7 @@ package enum JSONFileDecoder {
         let root = try JSONReader.parse(text, maximumDepth: maximumJSONDepth)
         guard case .object(let members) = root.value else {
             throw JSONFileParseError(
-                "the top level must be a JSON object that maps each key to its value, not \(root.kindName)",
+                "the top level must be a JSON object that maps each key to its value, not \(root.value.kindName)",
                 at: root.offset, in: text)
         }
         let decoder = Decoding(text: text)

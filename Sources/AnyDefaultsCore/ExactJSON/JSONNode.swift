@@ -14,10 +14,12 @@ struct JSONNode: Sendable {
 
     var value: Value
     var offset: Int
+}
 
+extension JSONNode.Value {
     /// The kind of value, as used in messages.
     var kindName: String {
-        switch value {
+        switch self {
         case .null: "null"
         case .bool: "a boolean"
         case .number: "a number"

@@ -17,17 +17,28 @@ package final class SharedInstances<Key: Hashable & Sendable, Object: AnyObject 
     package init() {}
 
     /// The object open for `key`, or a new one made by `make` (under the table's lock, so that
-    /// two threads never make two); and whether it is new.
+    /// two threads never make two); and whether it is new. An open object that is not `usable`
+    /// (its file was replaced) is replaced by a new one.
     package func object<Failure: Error>(
-        for key: Key, make: () throws(Failure) -> Object
+        for key: Key, reusing usable: (Object) -> Bool = { _ in true }, make: () throws(Failure) -> Object
     ) throws(Failure) -> (object: Object, isNew: Bool) {
         try entries.withLock { entries throws(Failure) -> (object: Object, isNew: Bool) in
-            if let object = entries[key]?.object { return (object, false) }
+            if let object = entries[key]?.object, usable(object) { return (object, false) }
             // Entries of objects gone are dropped as new ones come, so the table stays small.
             entries = entries.filter { $0.value.object != nil }
             let object = try make()
             entries[key] = Entry(object: object)
             return (object, true)
         }
+    }
+
+    /// The object open for `key`, if any.
+    package func openObject(for key: Key) -> Object? {
+        entries.withLock { $0[key]?.object }
+    }
+
+    /// Every object open now.
+    package var openObjects: [Object] {
+        entries.withLock { $0.values.compactMap(\.object) }
     }
 }

@@ -3,9 +3,9 @@ import CLMDB
 
 import AnyDefaultsPlatform
 
-/// A status code returned by LMDB (its own codes or an `errno` value), kept as the cause of a
-/// ``DefaultsError``.
-public struct LMDBStatus: Error, Sendable, Hashable, CustomStringConvertible {
+/// A status code returned by LMDB (its own codes or an `errno` value): the cause attached to a
+/// ``DefaultsError`` of this backend.
+public struct LMDBFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The code: one of LMDB's `MDB_*` codes or an `errno` value.
     public let code: Int32
 
@@ -16,13 +16,17 @@ public struct LMDBStatus: Error, Sendable, Hashable, CustomStringConvertible {
         return "\(text) (\(code))"
     }
 
-    static let mapFull = LMDBStatus(MDB_MAP_FULL)
+    static let mapFull = LMDBFailure(MDB_MAP_FULL)
 }
+
+/// The former name of ``LMDBFailure``.
+@available(*, deprecated, renamed: "LMDBFailure")
+public typealias LMDBStatus = LMDBFailure
 
 extension DefaultsError {
     /// The error for LMDB status `code`, returned by `action` (a phrase such as "open the store").
     static func lmdb(_ code: Int32, _ action: String, key: String? = nil, path: String) -> DefaultsError {
-        let status = LMDBStatus(code)
+        let status = LMDBFailure(code)
         let errorCode: Code
         var message = "Could not \(action): \(status)."
         switch code {
@@ -83,6 +87,6 @@ extension DefaultsError {
 
     /// Whether this error is LMDB reporting a full map, which the provider answers by growing it.
     var isMapFull: Bool {
-        (cause as? LMDBStatus) == .mapFull
+        (cause as? LMDBFailure) == .mapFull
     }
 }

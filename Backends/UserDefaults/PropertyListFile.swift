@@ -231,7 +231,7 @@ struct PropertyListFile: Sendable {
             } catch {
                 throw failure("Could not lock the preferences directory.", error, path: directory)
             }
-            guard wait.pause() else {
+            guard wait.pause(lockOn: descriptor) else {
                 throw DefaultsError(
                     .busy, "Another process kept the preferences directory locked for longer than the lock timeout (UserDefaultsProvider.Options.lockTimeout, or locktimeout=SECONDS in a store string).",
                     backend: UserDefaultsProvider.backend, path: directory)

@@ -34,7 +34,7 @@ final class LockFile {
                 descriptor = -1
                 continue
             }
-            guard wait.pause() else { return false }
+            guard wait.pause(lockOn: descriptor) else { return false }
         }
     }
 

@@ -9,8 +9,10 @@ import AnyDefaultsPlatform
 /// a debugger) while it holds it would block every other writer forever; a writer that died is
 /// no problem (the mutex is robust). Taken before LMDB's, this lock bounds the wait: a writer that
 /// cannot get it within ``LMDBProvider/Options-swift.struct/lockTimeout`` fails with `busy` and
-/// never reaches LMDB's mutex. (A program that writes with liblmdb directly does not take it; a
-/// writer of such a program stopped while holding LMDB's lock still blocks ours.)
+/// never reaches LMDB's mutex. A holder that was killed is waited for past the timeout while it
+/// exits (`FileLockWait.pause(lockOn:)`): its lock is free once the kernel has closed its files,
+/// which under load can take seconds. (A program that writes with liblmdb directly does not take
+/// it; a writer of such a program stopped while holding LMDB's lock still blocks ours.)
 ///
 /// An `flock` belongs to the open file description, so the threads of this process share it: they
 /// take turns under the environment's writer lock.
@@ -26,7 +28,8 @@ struct LMDBWriteLock: Sendable {
         self.path = path
     }
 
-    /// Takes the lock, waiting (from 10 µs, doubling to 1 ms between tries) at most `timeout`.
+    /// Takes the lock, waiting (from 10 µs, doubling to 1 ms between tries) at most `timeout`, or
+    /// for a dying holder's exit to be through.
     func acquire(timeout: Duration) throws(DefaultsError) {
         // Commits hold the lock for microseconds: a waiter looks again at least every millisecond.
         var wait = FileLockWait(timeout: timeout, longestPause: .milliseconds(1))
@@ -37,6 +40,7 @@ struct LMDBWriteLock: Sendable {
                 throw DefaultsError.lmdb(error.number, "lock the store for writing", path: path)
             }
             try wait.pause(
+                lockOn: descriptor,
                 orBusy: "Another process kept the store locked for writing beyond the lock timeout "
                     + "of \(timeout) (locktimeout=SECONDS in a store string, LMDBProvider.Options.lockTimeout in code); it may be stopped.",
                 backend: LMDBProvider.backend, path: path)

@@ -208,6 +208,7 @@ struct PropertyListFile: Sendable {
                 throw failure("Could not lock the preferences directory.", error, path: directory)
             }
             try wait.pause(
+                lockOn: descriptor,
                 orBusy: "Another process kept the preferences directory locked for longer than the lock timeout (UserDefaultsProvider.Options.lockTimeout, or locktimeout=SECONDS in a store string).",
                 backend: UserDefaultsProvider.backend, path: directory)
         }

@@ -43,6 +43,29 @@ import TestSupport
         #expect(throws: SystemCallError.self) { try FileLockWait.tryLock(-1, path: "/nowhere") }
     }
 
+    /// The holder of a lock is found in /proc/locks; a live one is not dying, so a wait on it
+    /// ends at the timeout.
+    @Test func aLiveHolderIsFoundAndNotWaitedForPastTheTimeout() throws {
+        #if os(Linux)
+        try withTemporaryDirectory { directory in
+            let path = directory.path("lock")
+            let holder = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            let waiter = open(path, O_RDWR | O_CLOEXEC)
+            defer { close(holder); close(waiter) }
+            #expect(FileLockHolder.holder(of: waiter) == nil)
+            #expect(try FileLockWait.tryLock(holder, path: path))
+            #expect(FileLockHolder.holder(of: waiter) == getpid())
+            #expect(!FileLockHolder.isDying(lockOn: waiter))
+            var wait = FileLockWait(timeout: .milliseconds(20))
+            let started = ContinuousClock.now
+            while try !FileLockWait.tryLock(waiter, path: path) {
+                guard wait.pause(lockOn: waiter) else { break }
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+        #endif
+    }
+
     @Test func aZeroTimeoutGivesUpAtOnce() {
         var wait = FileLockWait(timeout: .zero)
         let waited = wait.pause()

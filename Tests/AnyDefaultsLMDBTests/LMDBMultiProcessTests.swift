@@ -28,6 +28,37 @@ import TestSupport
         }
     }
 
+    /// A writer killed while it holds the write lock keeps it until the kernel has closed its
+    /// files, which can take seconds under load (on Linux, releasing the inotify instance of a
+    /// process that watches waits for an RCU grace period, and runs before the directory's lock is
+    /// released). A waiting writer waits for that exit past its timeout instead of failing with
+    /// `busy` (as three processes of `LMDBStressTests` once did); a stopped holder still makes it
+    /// give up at the timeout. The timeout is zero, so that the exit always outlasts it.
+    @Test func aWriterWaitsPastItsTimeoutForAKilledHolderToExit() throws {
+        #if os(Linux)
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store")
+            try LMDBProvider(path: path).close()
+            let holding = { StoppedWriter.holdsWriteLock(scheme: "lmdb", location: path) }
+            guard let holder = try StoppedWriter(store: "lmdb:" + path + "?durability=nosync", isHeld: holding) else {
+                Issue.record("The child was never stopped while it held the write lock.")
+                return
+            }
+            defer { holder.end() }
+            let store = try LMDBProvider(path: path, options: .init(durability: .noSync, lockTimeout: .zero))
+            defer { store.close() }
+            // Stopped, it is not waited for.
+            let error = #expect(throws: DefaultsError.self) { try store.setValue(.int(1), forKey: "k") }
+            #expect(error?.code == .busy)
+
+            // Killed, it holds the lock until its exit is through: the write waits for that.
+            kill(holder.process.processIdentifier, SIGKILL)
+            #expect(throws: Never.self) { try store.setValue(.int(2), forKey: "k") }
+            #expect(try store.value(forKey: "k") == .int(2))
+        }
+        #endif
+    }
+
     @Test func noSyncWriteSurvivesTheProcessDying() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("store")

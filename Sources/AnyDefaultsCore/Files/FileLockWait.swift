@@ -12,7 +12,14 @@ import AnyDefaultsPlatform
 /// }
 /// ```
 package struct FileLockWait {
-    private let deadline: ContinuousClock.Instant
+    /// How long past its timeout a wait goes on for a holder that is dying (see
+    /// ``pause(lockOn:)``): its exit has to be through in that time.
+    package static let dyingHolderLimit = Duration.seconds(30)
+
+    private let timeout: Duration
+    private var deadline: ContinuousClock.Instant
+    /// Set once the timeout passed while the holder was dying: when to give up on it all the same.
+    private var dyingHolderDeadline: ContinuousClock.Instant?
     /// Microseconds before the next try: from 10 µs (a lock held for one commit is free again in
     /// microseconds) doubling to `longestPause` (a lock held for long costs no spinning).
     private var nextPause: UInt32 = 10
@@ -20,21 +27,48 @@ package struct FileLockWait {
 
     package init(timeout: Duration, longestPause: Duration = .milliseconds(10)) {
         // Bounded, so that no deadline overflows.
-        deadline = ContinuousClock.now.advanced(by: min(max(timeout, .zero), .seconds(365 * 86_400)))
+        self.timeout = min(max(timeout, .zero), .seconds(365 * 86_400))
+        deadline = ContinuousClock.now.advanced(by: self.timeout)
         self.longestPause = UInt32(clamping: max(10, longestPause.clampedNanoseconds / 1_000))
     }
 
     /// Waits before the next try; `false` once the timeout has passed (give up).
     package mutating func pause() -> Bool {
         guard ContinuousClock.now < deadline else { return false }
-        usleep(nextPause)
-        nextPause = min(nextPause * 2, longestPause)
+        sleepBeforeNextTry()
         return true
     }
 
-    /// Waits before the next try, or throws `busy` with `message` once the timeout has passed.
-    package mutating func pause(orBusy message: @autoclosure () -> String, backend: String, path: String) throws(DefaultsError) {
-        guard pause() else { throw DefaultsError(.busy, message(), backend: backend, path: path) }
+    /// ``pause()`` for a wait on the `flock` of `descriptor`, which does not count a dying holder
+    /// against the timeout: past it, while the process holding the lock is dying (killed, or
+    /// exiting: ``FileLockHolder/isDying(lockOn:)``), the wait goes on, and the timeout starts
+    /// again, at most ``dyingHolderLimit`` past the first timeout. A killed holder keeps its lock
+    /// until the kernel has closed its files, which can take seconds under load; it is not a
+    /// stopped holder, which the timeout is for.
+    package mutating func pause(lockOn descriptor: Int32) -> Bool {
+        let now = ContinuousClock.now
+        if now >= deadline {
+            let limit = dyingHolderDeadline ?? now.advanced(by: Self.dyingHolderLimit)
+            guard now < limit, FileLockHolder.isDying(lockOn: descriptor) else { return false }
+            dyingHolderDeadline = limit
+            deadline = min(now.advanced(by: timeout), limit)
+        }
+        sleepBeforeNextTry()
+        return true
+    }
+
+    private mutating func sleepBeforeNextTry() {
+        usleep(nextPause)
+        nextPause = min(nextPause * 2, longestPause)
+    }
+
+    /// Waits before the next try, or throws `busy` with `message` once the timeout has passed: as
+    /// ``pause(lockOn:)`` for a wait on the `flock` of `descriptor`, else as ``pause()``.
+    package mutating func pause(
+        lockOn descriptor: Int32? = nil, orBusy message: @autoclosure () -> String, backend: String, path: String
+    ) throws(DefaultsError) {
+        let waiting = if let descriptor { pause(lockOn: descriptor) } else { pause() }
+        guard waiting else { throw DefaultsError(.busy, message(), backend: backend, path: path) }
     }
 
     /// Tries once to take the exclusive lock on `descriptor`: `true` if taken, `false` if another

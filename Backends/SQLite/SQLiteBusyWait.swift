@@ -1,3 +1,4 @@
+import AnyDefaultsCore
 import AnyDefaultsPlatform
 
 /// The busy handler of a connection: while another connection (in this process or another) holds
@@ -8,26 +9,47 @@ import AnyDefaultsPlatform
 /// contention a waiter keeps missing short gaps between other writers' transactions. This handler
 /// starts at 10 µs and doubles up to 2 ms, which keeps waiters close behind a lock that is held
 /// for microseconds (a synchronous NORMAL commit) without spinning when it is held for longer.
+///
+/// A holder that was killed keeps SQLite's locks until the kernel has closed its files, which can
+/// take seconds under load (see `FileLockHolder`): past the timeout, while a process holding a lock
+/// on the store's `-shm` is dying, the wait goes on, the timeout starting again, at most
+/// `FileLockWait.dyingHolderLimit` past the first timeout.
 struct SQLiteBusyWait {
     let timeoutNanoseconds: UInt64
+    /// The store's shared-memory index, where SQLite keeps its locks in WAL mode.
+    let lockFile: String
     private var startedAt: UInt64 = 0
+    /// When to give up on a dying holder all the same, once the timeout passed while one was.
+    private var dyingHolderDeadline: UInt64?
 
-    init(timeout: Duration) {
+    init(timeout: Duration, store path: String) {
         timeoutNanoseconds = timeout.clampedNanoseconds
+        lockFile = path + "-shm"
     }
 
     /// The callback registered with `sqlite3_busy_handler`; `context` points to the connection's
     /// `SQLiteBusyWait`. Returns 1 to retry, 0 to give up (SQLite then reports SQLITE_BUSY).
     static let handler: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32 = { context, attempt in
         guard let wait = context?.assumingMemoryBound(to: SQLiteBusyWait.self) else { return 0 }
-        let now = monotonicNanoseconds()
+        return wait.pointee.pause(attempt: attempt) ? 1 : 0
+    }
+
+    /// Waits before the next try; `false` to give up.
+    private mutating func pause(attempt: Int32) -> Bool {
+        let now = Self.monotonicNanoseconds()
         // `attempt` counts the calls for this one lock, so 0 starts a new wait.
-        if attempt == 0 { wait.pointee.startedAt = now }
-        let waited = now &- wait.pointee.startedAt
-        guard waited < wait.pointee.timeoutNanoseconds else { return 0 }
-        let step: UInt64 = 10_000 << UInt64(min(attempt, 8))
-        sleep(nanoseconds: min(step, 2_000_000, wait.pointee.timeoutNanoseconds - waited))
-        return 1
+        if attempt == 0 { (startedAt, dyingHolderDeadline) = (now, nil) }
+        var waited = now &- startedAt
+        if waited >= timeoutNanoseconds {
+            let limit = dyingHolderDeadline ?? now &+ FileLockWait.dyingHolderLimit.clampedNanoseconds
+            guard now < limit, FileLockHolder.isDying(holderOfLocksOn: lockFile) else { return false }
+            dyingHolderDeadline = limit
+            (startedAt, waited) = (now, 0)
+        }
+        let step: UInt64 = min(10_000 << UInt64(min(attempt, 8)), 2_000_000)
+        // Waiting for a dying holder, a zero timeout must not make it spin.
+        Self.sleep(nanoseconds: dyingHolderDeadline == nil ? min(step, timeoutNanoseconds - waited) : step)
+        return true
     }
 
     private static func monotonicNanoseconds() -> UInt64 {

@@ -69,7 +69,7 @@ final class SQLiteConnection {
         try SQLiteSidecars.claim(
             path: self.path, file: fileID, counter: SQLiteSharedFile.counter(forStore: self.path), busyTimeout: busyTimeout)
         busyWait = .allocate(capacity: 1)
-        busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout))
+        busyWait.initialize(to: SQLiteBusyWait(timeout: busyTimeout, store: self.path))
         // From here on deinit runs if the initializer throws, and closes what was opened.
         var handle: OpaquePointer?
         let rc: Int32

@@ -52,10 +52,14 @@ import TestSupport
             let holder = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             let waiter = open(path, O_RDWR | O_CLOEXEC)
             defer { close(holder); close(waiter) }
-            #expect(FileLockHolder.holder(of: waiter) == nil)
+            var info = stat()
+            #expect(fstat(waiter, &info) == 0)
+            #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"]).isEmpty)
             #expect(try FileLockWait.tryLock(holder, path: path))
-            #expect(FileLockHolder.holder(of: waiter) == getpid())
+            #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"]) == [getpid()])
+            #expect(FileLockHolder.holders(of: info, kinds: ["POSIX"]).isEmpty)
             #expect(!FileLockHolder.isDying(lockOn: waiter))
+            #expect(!FileLockHolder.isDying(holderOfLocksOn: path))
             var wait = FileLockWait(timeout: .milliseconds(20))
             let started = ContinuousClock.now
             while try !FileLockWait.tryLock(waiter, path: path) {

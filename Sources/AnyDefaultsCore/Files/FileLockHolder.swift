@@ -16,9 +16,22 @@ package enum FileLockHolder {
     /// (the lock is free, its holder is in another PID namespace, or the platform has no `/proc`).
     package static func isDying(lockOn descriptor: Int32) -> Bool {
         #if os(Linux)
-        guard let pid = holder(of: descriptor) else { return false }
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return !tasks.isEmpty && tasks.allSatisfy { isDying(task: "/proc/\(pid)/task/\($0)") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return false }
+        return holders(of: info, kinds: ["FLOCK"]).contains(where: isDying(process:))
+        #else
+        return false
+        #endif
+    }
+
+    /// Whether a process holding a lock of any kind (`flock`, POSIX or open-file-description
+    /// record locks, as SQLite takes in `-shm`) on the file at `path` is dying. Waiters that do
+    /// not know which holder blocks them (SQLite's busy handler) ask this.
+    package static func isDying(holderOfLocksOn path: String) -> Bool {
+        #if os(Linux)
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return holders(of: info, kinds: ["FLOCK", "POSIX", "OFDLCK"]).contains(where: isDying(process:))
         #else
         return false
         #endif
@@ -30,22 +43,28 @@ package enum FileLockHolder {
     /// SIGKILL's bit in the pending-signal masks of `/proc/PID/status`.
     private static let killBit: UInt64 = 1 << (UInt64(SIGKILL) - 1)
 
-    /// The PID of the process holding the `flock` on the file open as `descriptor`, from
+    /// The PIDs of the processes holding locks of `kinds` on the file `info` describes, from
     /// `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF`).
-    static func holder(of descriptor: Int32) -> pid_t? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, let locks = contents(of: "/proc/locks") else { return nil }
+    static func holders(of info: stat, kinds: Set<Substring>) -> Set<pid_t> {
+        guard let locks = contents(of: "/proc/locks") else { return [] }
         let device = UInt64(info.st_dev)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
         let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
         let file = hex(major) + ":" + hex(minor) + ":" + String(info.st_ino)
+        var pids: Set<pid_t> = []
         for line in locks.split(separator: "\n") {
             let fields = line.split(separator: " ")
             // Waiters' lines have "->" in the second field; PID 0 is a holder in another namespace.
-            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == file, let pid = pid_t(fields[4]), pid > 0 else { continue }
-            return pid
+            guard fields.count >= 6, kinds.contains(fields[1]), fields[5] == file, let pid = pid_t(fields[4]), pid > 0 else { continue }
+            pids.insert(pid)
         }
-        return nil
+        return pids
+    }
+
+    /// Whether every thread of process `pid` is exiting or has SIGKILL pending.
+    private static func isDying(process pid: pid_t) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return !tasks.isEmpty && tasks.allSatisfy { isDying(task: "/proc/\(pid)/task/\($0)") }
     }
 
     /// `%02x`, as `/proc/locks` writes device numbers.

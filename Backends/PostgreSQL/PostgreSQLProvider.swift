@@ -170,7 +170,7 @@ public final class PostgreSQLProvider: RefreshingProvider {
             of: namespace.removeUnchanged(Dictionary(expected, uniquingKeysWith: { _, last in last }), from: broadcaster),
             within: options.timeout * 6 + .seconds(1), action: "Removing")
         namespace.deliverPending()
-        return removed
+        return removed.sorted { $0.utf8Precedes($1) }
     }
 
     /// Applies `changes` in one transaction only if each key of `expected` holds the value given

@@ -94,6 +94,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case removalRemoveAll = "removal.removeAll"
     /// `allValues()` is exact after removals.
     case removalAllValuesExact = "removal.allValuesExact"
+    /// `removeValueIfPresent(forKey:)` tells whether the key held a value; `removeValues(ifUnchanged:)`
+    /// removes exactly the keys that hold exactly the values given and returns them in UTF-8 order.
+    case removalConditional = "removal.conditional"
 
     // MARK: batches
     /// The changes of a batch apply in order: the last change to a key wins.
@@ -110,6 +113,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case batchesNoStaleRead = "batches.noStaleRead"
     /// Canonically equivalent spellings inside one batch touch one key; the last change wins.
     case batchesCanonicalKeys = "batches.canonicalKeys"
+    /// `apply(_:ifUnchanged:)` applies exactly when every expected key holds exactly its value
+    /// (`nil`: absent), under any spelling, and otherwise changes nothing.
+    case batchesConditional = "batches.conditional"
 
     // MARK: errors
     /// The empty key is rejected by every operation with `invalidKey`, a message and a backend name.
@@ -146,6 +152,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case concurrencyNoTornRead = "concurrency.noTornRead"
     /// Nothing throws under concurrent use.
     case concurrencyNoError = "concurrency.noError"
+    /// Threads incrementing one counter with `apply(_:ifUnchanged:)` lose no increment.
+    case concurrencyCompareAndSet = "concurrency.compareAndSet"
 
     // MARK: smallStack
     /// A value at the maximum depth is written, read, listed and observed on a thread with a 512 KiB stack without crashing.
@@ -193,6 +201,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// After ``AnyDefaultsCore/DefaultsProvider/synchronize()``, an instance open the whole time reads
     /// what other processes committed before the call at once, without waiting.
     case multiProcessSynchronizeSees = "multiProcess.synchronizeSees"
+    /// Processes incrementing one counter with `apply(_:ifUnchanged:)` lose no increment.
+    case multiProcessCompareAndSet = "multiProcess.compareAndSet"
 
     // MARK: crashAtomicity
     /// A process killed (SIGKILL) in the middle of large batches leaves each batch all or nothing.

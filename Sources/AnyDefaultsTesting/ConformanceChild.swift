@@ -149,6 +149,9 @@ final class ChildSession: Sendable {
             let seen = events.wait(for: try number(0), timeout: Double(try number(1)) / 1000)
             events.clear()
             return "events \(ChildWire.events(seen))"
+        case "increment":
+            try DefaultsConformanceSuite.increment(current(), key: ChildWire.text(from: argument(0)), times: number(1))
+            return "ok"
         case "burst":
             try burst(prefix: ChildWire.text(from: argument(0)), count: number(1), batchSize: number(2))
             return "ok"

@@ -4,7 +4,8 @@ extension DefaultsConformanceSuite {
     /// Batches: changes apply in order (the last change to a key wins, also between equivalent
     /// spellings); an empty batch changes nothing; a batch with an invalid key or value anywhere
     /// (any position, any branch of a value) is rejected with a `DefaultsError` and leaves no trace;
-    /// large batches of odd sizes apply whole; reads made before a batch are not served stale.
+    /// large batches of odd sizes apply whole; reads made before a batch are not served stale; a
+    /// compare-and-set batch applies exactly when its conditions hold.
     func batchChecks() throws -> ConformanceReport {
         try group(.batches) { checker, _, provider in
             checker.attempt(.batchesOrder, "seed", key: "b.kept") { try provider.setValue(.string("original"), forKey: "b.kept") }
@@ -97,6 +98,8 @@ extension DefaultsConformanceSuite {
             }
             expected["bc.caf\u{E9}"] = .int(2)
             verify(.batchesCanonicalKeys, "the last change to any spelling of a key wins", absent: ["bc.\u{C5}"])
+
+            conditionalApplyChecks(checker, provider)
         }
     }
 

@@ -5,7 +5,8 @@ import Synchronization
 extension DefaultsConformanceSuite {
     /// Many threads at once: writers of distinct keys lose no update (single writes and batches);
     /// readers of a key that writers keep replacing only ever see whole values — arrays, and
-    /// strings from a kilobyte to megabytes — never a mix of two writes; nothing throws.
+    /// strings from a kilobyte to megabytes — never a mix of two writes; writers incrementing one
+    /// counter with compare-and-set lose no increment; nothing throws.
     func concurrencyChecks() throws -> ConformanceReport {
         try group(.concurrency) { checker, _, provider in
             let threads = options.stress.threads
@@ -88,6 +89,7 @@ extension DefaultsConformanceSuite {
                 let key = "c.shared.\(index)"
                 tornReadCheck(checker, provider, key: key, name: shape.name, rounds: shape.rounds, make: shape.make, isWhole: shape.isWhole)
             }
+            compareAndSetThreadChecks(checker, provider)
         }
     }
 

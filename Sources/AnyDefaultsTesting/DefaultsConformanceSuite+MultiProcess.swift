@@ -8,7 +8,8 @@ extension DefaultsConformanceSuite {
     /// batches, and none is lost — for a new instance, for another process, and for an instance
     /// that was open (and had read those keys as absent) the whole time; that instance also sees
     /// another process's writes of values of the same size, and sees them at once after
-    /// ``AnyDefaultsCore/DefaultsProvider/synchronize()``. A provider that keeps a private copy
+    /// ``AnyDefaultsCore/DefaultsProvider/synchronize()``; processes incrementing one counter with
+    /// compare-and-set lose no increment. A provider that keeps a private copy
     /// per instance or process, or writes the whole store back from a stale copy, fails here.
     func multiProcessChecks() throws -> ConformanceReport {
         try group(.multiProcess) { checker, storage, provider in
@@ -97,6 +98,29 @@ extension DefaultsConformanceSuite {
                     .multiProcessOpenInstanceSees, missing.isEmpty, "an instance open all along in another process lists every process's writes",
                     expected: "\(expected.count) keys", actual: "\(missing.count) missing: \(ConformanceText.keys(missing))")
             }
+
+            // Processes and this one increment one counter with compare-and-set.
+            let increments = max(4, options.stress.rounds / 2)
+            let counting = Mutex<[String]>([])
+            runOnThreads(processes + 1) { index in
+                do {
+                    if index == processes {
+                        try Self.increment(provider, key: "mp.counter", times: increments)
+                    } else {
+                        _ = try children[index].request("increment", ChildWire.text("mp.counter"), "\(increments)")
+                    }
+                } catch {
+                    counting.withLock { $0.append(index == processes ? "this process: \(error)" : "process \(index + 1): \(error)") }
+                }
+            }
+            for failure in counting.withLock({ $0 }) {
+                checker.fail(.multiProcessCompareAndSet, "processes increment one counter with apply(_:ifUnchanged:)", key: "mp.counter", expected: "no error", actual: failure)
+            }
+            _ = try? provider.synchronize()
+            let counted = checker.attempt(.multiProcessCompareAndSet, "read the counter", key: "mp.counter") { try provider.value(forKey: "mp.counter") }
+            checker.expectValue(
+                .multiProcessCompareAndSet, counted ?? nil, .int(Int64((processes + 1) * increments)),
+                "processes incrementing one counter with apply(_:ifUnchanged:) lose no increment", key: "mp.counter")
 
             // Writes of the same size from another process.
             guard let writer = connections.first else { return }

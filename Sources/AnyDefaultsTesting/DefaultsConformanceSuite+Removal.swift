@@ -4,8 +4,9 @@ extension DefaultsConformanceSuite {
     /// Removal: a removed key reads as absent and leaves `keys()`; removing an absent key, twice,
     /// or everything from an empty store is no error; a key's prefix and extensions survive its
     /// removal; removing a key with wildcards removes only it; a canonically equivalent spelling
-    /// removes the key; `allValues()` is exact afterwards; `removeAll()` empties the store and the
-    /// store works afterwards.
+    /// removes the key; `allValues()` is exact afterwards; removing only what is present or
+    /// unchanged removes exactly that; `removeAll()` empties the store and the store works
+    /// afterwards.
     func removalChecks() throws -> ConformanceReport {
         try group(.removal) { checker, _, provider in
             var expected: [String: DefaultsValue] = [:]
@@ -54,6 +55,8 @@ extension DefaultsConformanceSuite {
             remove(.removalCanonical, "rc.cafe\u{301}", removing: "rc.caf\u{E9}")
             remove(.removalCanonical, "rc.\u{212B}", removing: "rc.\u{C5}")
             verify(.removalCanonical, "removing a canonically equivalent spelling removes the key", removed: ["rc.caf\u{E9}", "rc.\u{C5}"])
+
+            conditionalRemovalChecks(checker, provider)
 
             if let all = checker.attempt(.removalAllValuesExact, "allValues() after removals", { try provider.allValues() }) {
                 for (key, value) in expected {

@@ -135,6 +135,31 @@ final class BrokenProvider: DefaultsProvider {
         storage.broadcaster.deliverPending()
     }
 
+    /// Compares and applies under the storage's lock, so that threads doing read-modify-writes
+    /// this way lose nothing.
+    func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        var conditions: [(String, DefaultsValue?)] = []
+        for (key, value) in expected { conditions.append((try storedKey(key), value.map(mangle))) }
+        var checked: [(String, DefaultsValue?)] = []
+        for change in changes {
+            let key = try storedKey(change.key)
+            if let value = change.value { try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend) }
+            checked.append((key, change.value.map(mangle)))
+        }
+        let applied = storage.values.withLock { values in
+            guard conditions.allSatisfy({ values[$0.0] == $0.1 }) else { return false }
+            var events: [DefaultsChangeEvent] = []
+            for (key, value) in checked where values[key] != value {
+                values[key] = value
+                events.append(DefaultsChangeEvent(key: visibleKey(key), newValue: value))
+            }
+            storage.broadcaster.enqueue(events)
+            return true
+        }
+        storage.broadcaster.deliverPending()
+        return applied
+    }
+
     private func applyOne(_ change: DefaultsChange) throws(DefaultsError) {
         let key = try storedKey(change.key)
         if let value = change.value { try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend) }

@@ -52,6 +52,33 @@ public final class BrokenFileProvider: DefaultsProvider {
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) { try core.write(changes, single: false) }
     public func removeAll() throws(DefaultsError) { try core.removeAll() }
 
+    public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        let defect = defect
+        let changes = try core.validatedAll(changes)
+        var conditions: [(RawKey, DefaultsValue?)] = []
+        for (key, value) in expected { conditions.append((try defect.storageKey(key), value.map { defect.stored($0) })) }
+        var applied = false
+        try core.update { values in
+            applied = conditions.allSatisfy { key, value in defect.sameForComparison(values[key], value) }
+            return applied ? changes : []
+        }
+        return applied
+    }
+
+    public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        let defect = defect
+        var conditions: [(RawKey, DefaultsValue)] = []
+        for (key, value) in expected { conditions.append((try defect.storageKey(key), defect.stored(value))) }
+        var removed: [RawKey] = []
+        try core.update { values in
+            removed = conditions.filter { key, value in
+                defect == .removesRegardlessOfValue ? values[key] != nil : defect.sameForComparison(values[key], value)
+            }.map(\.0)
+            return removed.map { Change(key: $0, spelling: $0.string, value: nil) }
+        }
+        return removed.map(\.string).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
     public func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
         core.startWatching()
         let inner = core.observe(handler)
@@ -296,6 +323,32 @@ final class Core: Sendable {
         if defect == .dropsWritesAfterRemoveAllOnReopen { _ = FileManager.default.createFile(atPath: clearedMarker, contents: Data()) }
     }
 
+    /// Applies the changes `decide` chooses from the values stored now, under the locks every
+    /// writer takes: compare-and-set. With ``Defect/compareAndSetNotAtomic`` it decides from a
+    /// read made before, and another writer may come between.
+    func update(_ decide: @escaping Decision) throws(DefaultsError) {
+        if defect == .compareAndSetNotAtomic {
+            let values = try state.withLock { state throws(DefaultsError) in
+                _ = try refresh(&state)
+                return state.values
+            }
+            usleep(300)
+            let changes = try decide(values)
+            if !changes.isEmpty { try operation { () throws(DefaultsError) in try commit(changes, single: false) } }
+            return
+        }
+        try operation { () throws(DefaultsError) in
+            ((), try state.withLock { state throws(DefaultsError) in try commitLocked(&state, [], single: false, decide: decide) })
+        }
+    }
+
+    /// The changes as stored: validated, keys as the store keeps them.
+    func validatedAll(_ changes: [DefaultsChange]) throws(DefaultsError) -> [Change] {
+        var validated: [Change] = []
+        for change in changes { validated.append(try self.validated(change)) }
+        return validated
+    }
+
     private func validated(_ change: DefaultsChange) throws(DefaultsError) -> Change {
         if change.key.isEmpty, defect != .acceptsEmptyKey { throw defect.emptyKeyError(for: change.value) }
         let key = try defect.storageKey(change.key)
@@ -324,23 +377,33 @@ final class Core: Sendable {
     }
 
     /// Applies `changes` to the store while holding the instance's lock.
-    private func commitLocked(_ state: inout State, _ changes: [Change], single: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    /// `decide`, when given, chooses the changes from the values stored once the locks are held
+    /// (a compare-and-set), instead of `changes`.
+    private func commitLocked(
+        _ state: inout State, _ changes: [Change], single: Bool, decide: Decision? = nil
+    ) throws(DefaultsError) -> [DefaultsChangeEvent] {
         if let mirror {
-            return try mirror.serial.withLock { _ throws(DefaultsError) in try commitHoldingLocks(&state, changes, single: single) }
+            return try mirror.serial.withLock { _ throws(DefaultsError) in try commitHoldingLocks(&state, changes, single: single, decide: decide) }
         }
         let locking = defect != .noLockBetweenProcesses
         if locking { fileLock.lock() }
         defer { if locking { fileLock.unlock() } }
-        return try commitHoldingLocks(&state, changes, single: single)
+        return try commitHoldingLocks(&state, changes, single: single, decide: decide)
     }
 
-    private func commitHoldingLocks(_ state: inout State, _ changes: [Change], single: Bool) throws(DefaultsError) -> [DefaultsChangeEvent] {
+    typealias Decision = ([RawKey: DefaultsValue]) throws(DefaultsError) -> [Change]
+
+    private func commitHoldingLocks(
+        _ state: inout State, _ changes: [Change], single: Bool, decide: Decision? = nil
+    ) throws(DefaultsError) -> [DefaultsChangeEvent] {
         let external = try refresh(&state, writing: true)
         var base = state.values
         if defect == .neverReloadsOpenInstance {
             // Writes merge with the file (no update is lost), but the instance's view is never refreshed.
             base = Dictionary(try file.load().entries, uniquingKeysWith: { $1 })
         }
+        var changes = changes
+        if let decide { changes = try decide(base) }
         if defect == .noLockBetweenProcesses { usleep(300) }
         var values = base
         var view = state.values

@@ -186,3 +186,20 @@ typealias Frame64 = (Frame8, Frame8, Frame8, Frame8, Frame8, Frame8, Frame8, Fra
 typealias Frame512 = (Frame64, Frame64, Frame64, Frame64, Frame64, Frame64, Frame64, Frame64)
 private let zero8: Frame8 = (0, 0, 0, 0, 0, 0, 0, 0)
 private let zero64: Frame64 = (zero8, zero8, zero8, zero8, zero8, zero8, zero8, zero8)
+
+extension Defect {
+    /// Whether a stored value counts as the expected one in a comparison: exactly, or, for
+    /// ``comparesNumbersByValue``, numbers of either kind by their numeric value.
+    public func sameForComparison(_ stored: DefaultsValue?, _ expected: DefaultsValue?) -> Bool {
+        guard self == .comparesNumbersByValue else { return stored == expected }
+        func number(_ value: DefaultsValue?) -> Double? {
+            switch value {
+            case .int(let int)?: Double(int)
+            case .double(let double)?: double
+            default: nil
+            }
+        }
+        if let left = number(stored), let right = number(expected) { return left == right }
+        return stored == expected
+    }
+}

@@ -42,6 +42,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case allValuesStaleAfterRemoval     // allValues() from a snapshot that removals do not refresh
     case removeAbsentThrows             // removing an absent key is an error
     case removeAllKeepsNonASCIIKeys     // removeAll() skips keys that are not ASCII
+    case removesRegardlessOfValue       // removeValues(ifUnchanged:) removes every key present
 
     // Batches
     case validatesBatchLazily           // a batch applies change by change until a bad one
@@ -49,6 +50,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case appliesRemovalsFirst           // a batch's removals applied before its sets
     case batchesSkipReadCache           // a read cache that batches do not update
     case readCacheKeyedBySpelling       // a read cache keyed by the key as spelled
+    case comparesNumbersByValue         // apply(_:ifUnchanged:) takes 1 for 1.0 and 0.0 for -0.0
 
     // Errors
     case errorShowsValuePrefix          // an invalidValue error quotes the start of the value
@@ -72,6 +74,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case noLockBetweenProcesses         // read-modify-write with only an in-process lock
     case neverReloadsOpenInstance       // an open instance never reads what others wrote
     case synchronizeDoesNothing         // a copy read again at most every 300 ms; synchronize() does nothing
+    case compareAndSetNotAtomic         // apply(_:ifUnchanged:) reads, then writes, without a lock between
     case commitsBatchChangeByChange     // each change of a batch is its own durable commit
     case rewritesFileInPlace            // the file is truncated and rewritten in place
     case defersCommitToNextWrite        // a write is made durable only by the next one
@@ -156,6 +159,9 @@ extension Defect {
         case .privateCopyPerProcess, .noLockBetweenProcesses: [.multiProcessNoLostUpdate]
         case .neverReloadsOpenInstance: [.multiProcessOpenInstanceSees]
         case .synchronizeDoesNothing: [.multiProcessSynchronizeSees]
+        case .compareAndSetNotAtomic: [.multiProcessCompareAndSet, .concurrencyCompareAndSet]
+        case .removesRegardlessOfValue: [.removalConditional]
+        case .comparesNumbersByValue: [.batchesConditional]
         case .commitsBatchChangeByChange: [.crashAtomicityAllOrNothing]
         case .rewritesFileInPlace: [.crashAtomicityAllOrNothing, .crashAtomicityOpens]
         case .defersCommitToNextWrite: [.crashAtomicityAcknowledged]
@@ -187,7 +193,8 @@ extension Defect {
     public var isProbabilistic: Bool {
         switch self {
         case .losesConcurrentUpdates, .tearsLargeValues, .busyUnderContention, .deliversOnWriterThreads, .noLockBetweenProcesses,
-            .commitsBatchChangeByChange, .rewritesFileInPlace, .defersCommitToNextWrite, .rebuildsKeyIndexInTwoSteps:
+            .commitsBatchChangeByChange, .rewritesFileInPlace, .defersCommitToNextWrite, .rebuildsKeyIndexInTwoSteps,
+            .compareAndSetNotAtomic:
             true
         default: false
         }

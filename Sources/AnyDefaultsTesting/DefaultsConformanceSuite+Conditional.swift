@@ -1,0 +1,135 @@
+import AnyDefaultsCore
+import Synchronization
+
+extension DefaultsConformanceSuite {
+    /// `apply(_:ifUnchanged:)`: it applies a batch exactly when every expected key holds exactly
+    /// the value given (type and bits: `.int(1)` is not `.double(1)`, `-0.0` is not `0.0`; `nil`:
+    /// absent), under any spelling of the key, and otherwise changes nothing.
+    func conditionalApplyChecks(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
+        let id = ConformanceCheck.batchesConditional
+        checker.attempt(id, "seed", key: "cw.") {
+            try provider.apply([
+                .set("cw.int", .int(1)), .set("cw.zero", .double(-0.0)), .set("cw.caf\u{E9}", .string("x")), .remove("cw.absent"),
+            ])
+        }
+        let cases: [(detail: String, expected: [String: DefaultsValue?], applies: Bool)] = [
+            ("an absent key expected absent", ["cw.absent": nil], true),
+            ("a key that holds the value expected", ["cw.int": .int(1)], true),
+            ("every key holding its value", ["cw.int": .int(1), "cw.zero": .double(-0.0), "cw.absent": nil], true),
+            ("the key spelled in another canonically equivalent form", ["cw.cafe\u{301}": .string("x")], true),
+            ("no condition", [:], true),
+            ("an Int expected where a Double of the same number is stored", ["cw.int": .double(1)], false),
+            ("0.0 expected where -0.0 is stored", ["cw.zero": .double(0.0)], false),
+            ("a key expected absent that holds a value", ["cw.int": nil], false),
+            ("a key expected that is absent", ["cw.absent": .int(1)], false),
+            ("one of several keys changed", ["cw.int": .int(1), "cw.caf\u{E9}": .string("y")], false),
+        ]
+        for (index, testCase) in cases.enumerated() {
+            let marker = "cw.applied.\(index)"
+            let applied = checker.attempt(id, "apply(_:ifUnchanged:) with \(testCase.detail)", key: marker) {
+                try provider.apply([.set(marker, .int(Int64(index))), .remove("cw.never")], ifUnchanged: testCase.expected)
+            }
+            checker.check(
+                id, applied == testCase.applies, "apply(_:ifUnchanged:) with \(testCase.detail) returns whether it applied", key: marker,
+                expected: "\(testCase.applies)", actual: applied.map { "\($0)" } ?? "an error")
+            let read = checker.attempt(id, "read after apply(_:ifUnchanged:)", key: marker) { try provider.value(forKey: marker) }
+            checker.expectValue(
+                id, read ?? nil, testCase.applies ? .int(Int64(index)) : nil,
+                "apply(_:ifUnchanged:) with \(testCase.detail) \(testCase.applies ? "applies the batch" : "changes nothing")", key: marker)
+        }
+        for (key, value) in ["cw.int": DefaultsValue.int(1), "cw.zero": .double(-0.0), "cw.caf\u{E9}": .string("x")] {
+            let read = checker.attempt(id, "read a compared key", key: key) { try provider.value(forKey: key) }
+            checker.expectValue(id, read ?? nil, value, "comparing does not change the compared keys", key: key)
+        }
+        checker.attempt(id, "clean up") {
+            try provider.apply((["cw.int", "cw.zero", "cw.caf\u{E9}", "cw.absent"] + cases.indices.map { "cw.applied.\($0)" }).map { .remove($0) })
+        }
+    }
+
+    /// `removeValueIfPresent(forKey:)` tells whether the key held a value; `removeValues(ifUnchanged:)`
+    /// removes exactly the keys that hold exactly the value given, under any spelling, and returns
+    /// them in UTF-8 order.
+    func conditionalRemovalChecks(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
+        let id = ConformanceCheck.removalConditional
+        checker.attempt(id, "seed", key: "cr.") {
+            try provider.apply([
+                .set("cr.present", .int(1)), .set("cr.b", .int(2)), .set("cr.a", .string("a")), .set("cr.\u{E9}", .bool(true)),
+                .set("cr.changed", .int(3)), .set("cr.zero", .double(0.0)),
+            ])
+        }
+        let present = checker.attempt(id, "removeValueIfPresent of a stored key", key: "cr.present") { try provider.removeValueIfPresent(forKey: "cr.present") }
+        checker.check(id, present == true, "removeValueIfPresent tells that a stored key was there", key: "cr.present", expected: "true", actual: "\(present.map { "\($0)" } ?? "an error")")
+        let again = checker.attempt(id, "removeValueIfPresent of a removed key", key: "cr.present") { try provider.removeValueIfPresent(forKey: "cr.present") }
+        checker.check(id, again == false, "removeValueIfPresent tells that a removed key was not there", key: "cr.present", expected: "false", actual: "\(again.map { "\($0)" } ?? "an error")")
+        let read = checker.attempt(id, "read a key removed if present", key: "cr.present") { try provider.value(forKey: "cr.present") }
+        checker.expectValue(id, read ?? nil, nil, "removeValueIfPresent removes the key", key: "cr.present")
+
+        let expected: [String: DefaultsValue] = [
+            "cr.b": .int(2), "cr.a": .string("a"), "cr.e\u{301}": .bool(true),  // unchanged (the last in another spelling)
+            "cr.changed": .double(3), "cr.zero": .double(-0.0), "cr.never": .int(0),  // another type, other bits, absent
+        ]
+        let removed = checker.attempt(id, "removeValues(ifUnchanged:)") { try provider.removeValues(ifUnchanged: expected) }
+        let canonical = ["cr.a", "cr.b", "cr.\u{E9}"]
+        checker.check(
+            id, removed.map { Set($0.map { $0.precomposedStringWithCanonicalMapping }) == Set(canonical) } ?? false,
+            "removeValues(ifUnchanged:) returns exactly the keys that held the values given",
+            expected: ConformanceText.keys(canonical), actual: removed.map { ConformanceText.keys($0) } ?? "an error")
+        if let removed {
+            let bytes = removed.map { Array($0.utf8) }
+            checker.check(
+                id, zip(bytes, bytes.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }, "removeValues(ifUnchanged:) returns the keys in UTF-8 order",
+                expected: "ascending UTF-8 order", actual: removed.map(ConformanceText.literal).joined(separator: ", "))
+        }
+        for (key, value) in ["cr.a": nil, "cr.b": nil, "cr.\u{E9}": nil, "cr.changed": DefaultsValue.int(3), "cr.zero": .double(0.0)] as [String: DefaultsValue?] {
+            let read = checker.attempt(id, "read after removeValues(ifUnchanged:)", key: key) { try provider.value(forKey: key) }
+            checker.expectValue(
+                id, read ?? nil, value, value == nil ? "removeValues(ifUnchanged:) removes an unchanged key" : "removeValues(ifUnchanged:) keeps a changed key", key: key)
+        }
+        checker.attempt(id, "clean up") { try provider.apply([.remove("cr.changed"), .remove("cr.zero")]) }
+    }
+
+    /// Threads that increment one counter with `apply(_:ifUnchanged:)`, each trying again when
+    /// its comparison failed, lose no increment: the comparison and the write are one step.
+    func compareAndSetThreadChecks(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
+        let threads = options.stress.threads
+        let increments = max(4, options.stress.rounds / 2)
+        let key = "cas.counter"
+        let failures = Mutex<[String]>([])
+        runOnThreads(threads) { _ in
+            do {
+                try Self.increment(provider, key: key, times: increments)
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        for failure in failures.withLock({ $0 }) {
+            checker.fail(.concurrencyCompareAndSet, "increment a counter with apply(_:ifUnchanged:)", key: key, expected: "no error", actual: failure)
+        }
+        let read = checker.attempt(.concurrencyCompareAndSet, "read the counter", key: key) { try provider.value(forKey: key) }
+        checker.expectValue(
+            .concurrencyCompareAndSet, read ?? nil, .int(Int64(threads * increments)),
+            "threads incrementing one counter with apply(_:ifUnchanged:) lose no increment", key: key)
+        checker.attempt(.concurrencyCompareAndSet, "clean up", key: key) { try provider.removeValue(forKey: key) }
+    }
+
+    /// Adds 1 to the integer under `key` (absent: 0) `times` times with compare-and-set, trying
+    /// again while another writer came between; gives up after `50 × times + 1000` tries (a
+    /// provider that compares with something other than what it reads never succeeds).
+    static func increment(_ provider: any DefaultsProvider, key: String, times: Int) throws(DefaultsError) {
+        var done = 0
+        var tries = 0
+        let limit = times * 50 + 1_000
+        while done < times {
+            tries += 1
+            guard tries <= limit else {
+                throw DefaultsError(
+                    .busy, "The comparison failed \(limit) times for \(times - done) of \(times) increments.",
+                    backend: "DefaultsConformanceSuite", key: key)
+            }
+            let old = try provider.value(forKey: key)
+            var count: Int64 = 0
+            if case .int(let stored)? = old { count = stored }
+            if try provider.apply([.set(key, .int(count + 1))], ifUnchanged: [key: old]) { done += 1 }
+        }
+    }
+}

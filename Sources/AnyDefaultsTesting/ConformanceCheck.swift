@@ -116,6 +116,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// `apply(_:ifUnchanged:)` applies exactly when every expected key holds exactly its value
     /// (`nil`: absent), under any spelling, and otherwise changes nothing.
     case batchesConditional = "batches.conditional"
+    /// The async forms of the writes make the changes their synchronous forms make, and a
+    /// rejected `applyAsync` leaves no trace.
+    case batchesAsync = "batches.async"
 
     // MARK: errors
     /// The empty key is rejected by every operation with `invalidKey`, a message and a backend name.

@@ -5,7 +5,8 @@ extension DefaultsConformanceSuite {
     /// spellings); an empty batch changes nothing; a batch with an invalid key or value anywhere
     /// (any position, any branch of a value) is rejected with a `DefaultsError` and leaves no trace;
     /// large batches of odd sizes apply whole; reads made before a batch are not served stale; a
-    /// compare-and-set batch applies exactly when its conditions hold.
+    /// compare-and-set batch applies exactly when its conditions hold; the async forms of the
+    /// writes do what the synchronous ones do.
     func batchChecks() throws -> ConformanceReport {
         try group(.batches) { checker, _, provider in
             checker.attempt(.batchesOrder, "seed", key: "b.kept") { try provider.setValue(.string("original"), forKey: "b.kept") }
@@ -100,6 +101,7 @@ extension DefaultsConformanceSuite {
             verify(.batchesCanonicalKeys, "the last change to any spelling of a key wins", absent: ["bc.\u{C5}"])
 
             conditionalApplyChecks(checker, provider)
+            asyncFormChecks(checker, provider)
         }
     }
 

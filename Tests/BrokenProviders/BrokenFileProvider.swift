@@ -52,6 +52,10 @@ public final class BrokenFileProvider: DefaultsProvider {
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) { try core.write(changes, single: false) }
     public func removeAll() throws(DefaultsError) { try core.removeAll() }
 
+    public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
+        try apply(defect == .applyAsyncDropsRemovals ? changes.filter { $0.value != nil } : changes)
+    }
+
     public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
         let defect = defect
         let changes = try core.validatedAll(changes)

@@ -51,6 +51,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case batchesSkipReadCache           // a read cache that batches do not update
     case readCacheKeyedBySpelling       // a read cache keyed by the key as spelled
     case comparesNumbersByValue         // apply(_:ifUnchanged:) takes 1 for 1.0 and 0.0 for -0.0
+    case applyAsyncDropsRemovals        // applyAsync applies the sets of a batch, not its removals
 
     // Errors
     case errorShowsValuePrefix          // an invalidValue error quotes the start of the value
@@ -162,6 +163,7 @@ extension Defect {
         case .compareAndSetNotAtomic: [.multiProcessCompareAndSet, .concurrencyCompareAndSet]
         case .removesRegardlessOfValue: [.removalConditional]
         case .comparesNumbersByValue: [.batchesConditional]
+        case .applyAsyncDropsRemovals: [.batchesAsync]
         case .commitsBatchChangeByChange: [.crashAtomicityAllOrNothing]
         case .rewritesFileInPlace: [.crashAtomicityAllOrNothing, .crashAtomicityOpens]
         case .defersCommitToNextWrite: [.crashAtomicityAcknowledged]

@@ -9,10 +9,11 @@ import Synchronization
 /// The replica is loaded whole when the namespace is first opened, then kept fresh: a write of
 /// this process is folded in when it commits; another client's commit is announced by a
 /// notification (its revision), and the rows written after the replica's revision are read
-/// (a *catch-up*). Notifications are not durable, so a catch-up also runs after every reconnect
-/// and whenever the heartbeat finds a newer revision; a replica that missed removals that were
-/// since pruned is reloaded whole. Events go to each instance's observers in commit order:
-/// `.local` for the instance that wrote, `.external` for the others.
+/// (a *catch-up*: the rows of the keys the change log lists after it). Notifications are not
+/// durable, so a catch-up also runs after every reconnect and whenever the heartbeat finds a newer
+/// revision; a replica older than what the change log still reaches back to (its entries and the
+/// removal markers are pruned) is reloaded whole. Events go to each instance's observers in
+/// commit order: `.local` for the instance that wrote, `.external` for the others.
 final class PostgreSQLNamespace: Sendable {
     private struct Member: Sendable {
         weak var broadcaster: ChangeBroadcaster?
@@ -47,7 +48,8 @@ final class PostgreSQLNamespace: Sendable {
         var commitWaiters: [Int64: [EventLoopPromise<Void>]] = [:]
     }
 
-    /// Removal markers older than this many revisions are pruned, every that many revisions.
+    /// Change log entries and removal markers older than this many revisions are pruned, every
+    /// that many revisions.
     static let markerRetention: Int64 = 1024
 
     let name: String

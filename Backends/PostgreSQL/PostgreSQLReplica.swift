@@ -33,8 +33,9 @@ struct PostgreSQLReplica {
 
     var isLoaded: Bool { known >= 0 }
 
-    /// Whether the rows after ``known`` can bring the copy up to date; if not (removal markers it
-    /// missed were pruned, or the server's data went back in time), it must be reloaded whole.
+    /// Whether the rows after ``known`` can bring the copy up to date; if not (change log entries
+    /// or removal markers it missed were pruned, or the server's data went back in time), it must
+    /// be reloaded whole.
     func canCatchUp(with delta: PostgreSQLStatements.Delta) -> Bool {
         isLoaded && delta.floor <= known && delta.revision >= known
     }

@@ -7,18 +7,53 @@ import PostgresNIO
 /// - `anydefaults_schema`: one row, the schema version.
 /// - `anydefaults_namespaces`: per namespace, its revision (bumped by every write, under the
 ///   row's lock, so that the writers of one namespace commit in revision order) and the floor
-///   (the newest revision whose removal markers were pruned).
+///   (the newest revision of the change log or of removal markers that was pruned).
 /// - `anydefaults_values`: per namespace and key, the value (the core's binary encoding, `NULL`
-///   for a removed key: a removal marker) and the revision that wrote it. Keys are the UTF-8 of
-///   their NFC form in a `bytea` (PostgreSQL's `text` cannot hold NUL); the primary key is on
-///   their SHA-256, because a B-tree entry cannot exceed about 2.7 kB and keys can be longer.
+///   for a removed key: a removal marker) and the revision that wrote it (not indexed, so that a
+///   write that changes a value is a HOT update). Keys are the UTF-8 of their NFC form (PostgreSQL's
+///   `text` cannot hold NUL); the primary key is on that UTF-8 itself when it is at most
+///   ``inlineKeyLimit`` bytes, else on `0xFF` and its SHA-256 (``keyID(_:)``), with the UTF-8 in
+///   `full_key`: a B-tree entry cannot exceed about 2.7 kB, and keys can be longer.
+/// - `anydefaults_changes`: per namespace and commit that changed something, the IDs of the keys
+///   it changed: what a catch-up reads to find the rows written after a revision.
+///
+/// Version 1 had no change log: the values' primary key was on a generated `sha256(key)` column,
+/// and an index on `(namespace, revision)` found the rows written after a revision. Every write
+/// changed that indexed column and computed the digest twice per row, which made a 1000-key batch
+/// cost the server about three times a plain upsert (Docs/Performance.md, "PostgreSQL").
 enum PostgreSQLSchema {
     /// The version this library writes and reads.
-    static let version: Int32 = 1
+    static let version: Int32 = 2
 
-    /// An advisory-lock key ("ADef"), held while the tables are created so that processes
-    /// connecting at once do not race.
+    /// Keys whose UTF-8 is at most this many bytes are their own ID; longer ones are identified by
+    /// their digest. With a namespace of at most 1000 bytes, an index entry stays far under the
+    /// B-tree's limit of about 2.7 kB.
+    static let inlineKeyLimit = 1024
+
+    /// The SQL expression of the ID of the key whose UTF-8 is the `bytea` expression `key`: the
+    /// bytes themselves up to ``inlineKeyLimit``, else `0xFF` followed by their SHA-256. No UTF-8
+    /// contains the byte `0xFF`, so the ID of a long key is never the ID of a short one. Every
+    /// statement and the migration compute IDs with this one expression.
+    static func keyID(_ key: String) -> String {
+        "(CASE WHEN length(\(key)) <= \(inlineKeyLimit) THEN \(key) ELSE '\\xff'::bytea || sha256(\(key)) END)"
+    }
+
+    /// The SQL expression of a key's UTF-8 from a row of `anydefaults_values` named `row`.
+    static func fullKey(_ row: String) -> String {
+        "coalesce(\(row).full_key, \(row).key)"
+    }
+
+    /// An advisory-lock key ("ADef"), held while the tables are created or migrated so that
+    /// processes connecting at once do not race.
     static let lockKey: Int64 = 0x4144_6566
+
+    private static let changesTable = """
+        CREATE TABLE IF NOT EXISTS anydefaults_changes (
+            namespace text NOT NULL,
+            revision bigint NOT NULL,
+            keys bytea[] NOT NULL,
+            PRIMARY KEY (namespace, revision))
+        """
 
     static let create: [String] = [
         "CREATE TABLE IF NOT EXISTS anydefaults_schema (version integer NOT NULL)",
@@ -32,27 +67,47 @@ enum PostgreSQLSchema {
         CREATE TABLE IF NOT EXISTS anydefaults_values (
             namespace text NOT NULL,
             key bytea NOT NULL,
-            digest bytea GENERATED ALWAYS AS (sha256(key)) STORED,
+            full_key bytea,
             value bytea,
             revision bigint NOT NULL,
-            PRIMARY KEY (namespace, digest))
+            PRIMARY KEY (namespace, key))
         """,
-        "CREATE INDEX IF NOT EXISTS anydefaults_values_by_revision ON anydefaults_values (namespace, revision)",
+        changesTable,
         "INSERT INTO anydefaults_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM anydefaults_schema)",
     ]
 
-    /// Makes sure the tables exist at a version this library reads: creates them if the schema
-    /// table is missing (under the advisory lock, in one transaction), refuses a newer version.
+    /// From version 1, in place (so that a client of version 1 still connected fails its next
+    /// write on the missing `digest` column rather than writing to a table nobody reads): long
+    /// keys get their ID and keep their UTF-8 in `full_key`; the digest column (and the primary
+    /// key on it) and the revision index go; the change log starts empty, so every floor moves
+    /// up to its namespace's revision (a catch-up from before it reloads the namespace whole).
+    static let migrateFrom1: [String] = [
+        "DROP INDEX IF EXISTS anydefaults_values_by_revision",
+        "ALTER TABLE anydefaults_values DROP COLUMN digest",   // and the primary key on it
+        "ALTER TABLE anydefaults_values ADD COLUMN full_key bytea",
+        "UPDATE anydefaults_values SET full_key = key, key = \(keyID("key")) WHERE length(key) > \(inlineKeyLimit)",
+        "ALTER TABLE anydefaults_values ADD PRIMARY KEY (namespace, key)",
+        changesTable,
+        "UPDATE anydefaults_namespaces SET floor = revision",
+        "UPDATE anydefaults_schema SET version = 2",
+    ]
+
+    /// Makes sure the tables exist at this library's version: creates them if the schema table
+    /// is missing, migrates an older version, refuses a newer one. Creating and migrating happen
+    /// in one transaction under the advisory lock, which reads the version again first: of
+    /// several clients connecting at once, one does the work and the others find it done.
     static func ensure(on connection: PostgresConnection, logger: Logger) -> EventLoopFuture<Void> {
         readVersion(connection, logger).flatMap { version -> EventLoopFuture<Void> in
-            if let version { return check(version, connection) }
-            return create(on: connection, logger: logger).flatMap { readVersion(connection, logger) }.flatMap { version in
-                check(version ?? 0, connection)
+            if let version, version == Self.version { return connection.eventLoop.makeSucceededVoidFuture() }
+            if let version, version > Self.version { return refuse(version, connection) }
+            return upgrade(on: connection, logger: logger).flatMap { readVersion(connection, logger) }.flatMap { version in
+                guard let version, version == Self.version else { return refuse(version ?? 0, connection) }
+                return connection.eventLoop.makeSucceededVoidFuture()
             }
         }
     }
 
-    /// The recorded version, or `nil` if there is no schema table.
+    /// The recorded version (0 if the table has no row), or `nil` if there is no schema table.
     private static func readVersion(_ connection: PostgresConnection, _ logger: Logger) -> EventLoopFuture<Int32?> {
         connection.query("SELECT max(version) FROM anydefaults_schema", logger: logger)
             .flatMapThrowing { result -> Int32? in
@@ -64,29 +119,39 @@ enum PostgreSQLSchema {
             }
     }
 
-    private static func check(_ version: Int32, _ connection: PostgresConnection) -> EventLoopFuture<Void> {
-        guard version <= Self.version else {
-            return connection.eventLoop.makeFailedFuture(
-                DefaultsError.postgres(
-                    .incompatibleFormat,
-                    "The database holds AnyDefaults schema version \(version); this library reads version \(Self.version) and older."))
-        }
-        // Version 1 is the first: nothing to migrate yet. A later version migrates here, in one
-        // transaction, under the advisory lock.
-        return connection.eventLoop.makeSucceededVoidFuture()
+    private static func refuse(_ version: Int32, _ connection: PostgresConnection) -> EventLoopFuture<Void> {
+        connection.eventLoop.makeFailedFuture(
+            DefaultsError.postgres(
+                .incompatibleFormat,
+                "The database holds AnyDefaults schema version \(version); this library reads version \(Self.version)."))
     }
 
-    private static func create(on connection: PostgresConnection, logger: Logger) -> EventLoopFuture<Void> {
-        let statements = ["BEGIN", "SELECT pg_advisory_xact_lock(\(lockKey))"] + create + ["COMMIT"]
-        var future = connection.eventLoop.makeSucceededVoidFuture()
-        for statement in statements {
-            future = future.flatMap { connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).map { _ in } }
-        }
-        return future.flatMapError { error in
-            // Leave the connection usable (its owner replaces it anyway on failure).
-            connection.query("ROLLBACK", logger: logger).map { _ in }.recover { _ in }.flatMapThrowing {
-                throw DefaultsError.postgres(error, while: "Creating the AnyDefaults tables")
+    /// Creates the tables or migrates them to this version, in one transaction under the advisory
+    /// lock, after reading the version again there (another client may have done it meanwhile).
+    private static func upgrade(on connection: PostgresConnection, logger: Logger) -> EventLoopFuture<Void> {
+        @Sendable func run(_ statements: [String]) -> EventLoopFuture<Void> {
+            var future = connection.eventLoop.makeSucceededVoidFuture()
+            for statement in statements {
+                future = future.flatMap { connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).map { _ in } }
             }
+            return future
         }
+        // The schema table is made first: reading a missing table would abort the transaction.
+        return run(["BEGIN", "SELECT pg_advisory_xact_lock(\(lockKey))", create[0]])
+            .flatMap { readVersion(connection, logger) }
+            .flatMap { version -> EventLoopFuture<Void> in
+                switch version {
+                case nil, 0: return run(Array(create.dropFirst()))
+                case 1: return run(migrateFrom1)
+                default: return connection.eventLoop.makeSucceededVoidFuture()   // done meanwhile, or newer: refused after
+                }
+            }
+            .flatMap { run(["COMMIT"]) }
+            .flatMapError { error in
+                // Leave the connection usable (its owner replaces it anyway on failure).
+                connection.query("ROLLBACK", logger: logger).map { _ in }.recover { _ in }.flatMapThrowing {
+                    throw DefaultsError.postgres(error, while: "Creating or migrating the AnyDefaults tables")
+                }
+            }
     }
 }

@@ -4,8 +4,13 @@ import PostgresNIO
 /// The statements of the store, each one round trip. A write is one statement (data-modifying
 /// common table expressions), so it is its own transaction: it bumps the namespace's revision
 /// (taking the row's lock, which orders the namespace's writers), upserts the values with that
-/// revision and, if anything changed, queues the notification that is sent when it commits.
+/// revision and, if anything changed, logs the IDs of the keys it changed under that revision
+/// (``PostgreSQLSchema``) and queues the notification that is sent when it commits.
 /// The write, the one statement on the path of every `setValue` and `apply`, is prepared.
+///
+/// Keys go to the server as their UTF-8; ``PostgreSQLSchema/keyID(_:)`` makes the ID of each
+/// there, once per key and statement, and rows come back with their key's UTF-8 (`full_key`, or
+/// the ID when it is the key itself).
 enum PostgreSQLStatements {
     /// What a write committed: its revision, and whether any stored value changed.
     struct Commit: Sendable {
@@ -40,6 +45,19 @@ enum PostgreSQLStatements {
         "pg_notify(\(channel), ns.revision::text || ' ' || $1)"
     }
 
+    private static func id(_ key: String) -> String { PostgreSQLSchema.keyID(key) }
+
+    /// Logs the IDs in the column `key` of the rows the common table expression `rows` returned
+    /// under the revision of `ns`, if there are any (the expression `changed` tells whether).
+    private static func log(_ rows: String) -> String {
+        """
+        changed AS (SELECT array_agg(key) AS keys FROM \(rows)),
+        logged AS (
+            INSERT INTO anydefaults_changes (namespace, revision, keys)
+            SELECT $1, ns.revision, changed.keys FROM ns, changed WHERE changed.keys IS NOT NULL)
+        """
+    }
+
     private static let bumpRevision = """
         ns AS (
             INSERT INTO anydefaults_namespaces AS n (namespace, revision) VALUES ($1, 1)
@@ -57,13 +75,15 @@ enum PostgreSQLStatements {
     static let writeSQL = """
         WITH \(bumpRevision),
         up AS (
-            INSERT INTO anydefaults_values AS v (namespace, key, value, revision)
-            SELECT $1, c.key, NULLIF(c.value, ''::bytea), ns.revision FROM ns, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
-            ON CONFLICT (namespace, digest) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
+            INSERT INTO anydefaults_values AS v (namespace, key, full_key, value, revision)
+            SELECT $1, \(id("c.key")), CASE WHEN length(c.key) > \(PostgreSQLSchema.inlineKeyLimit) THEN c.key END,
+                NULLIF(c.value, ''::bytea), ns.revision
+            FROM ns, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
+            ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
                 WHERE v.value IS DISTINCT FROM EXCLUDED.value
-            RETURNING 1),
-        changed AS (SELECT count(*) AS n FROM up)
-        SELECT ns.revision, changed.n > 0, CASE WHEN changed.n > 0 THEN \(notify("$3")) END FROM ns, changed
+            RETURNING v.key),
+        \(log("up"))
+        SELECT ns.revision, changed.keys IS NOT NULL, CASE WHEN changed.keys IS NOT NULL THEN \(notify("$3")) END FROM ns, changed
         """
 
     /// The parameters of ``writeSQL`` for `changes`, in the binary format the prepared statement
@@ -103,8 +123,9 @@ enum PostgreSQLStatements {
                 gone AS (
                     UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns
                     WHERE v.namespace = $1 AND v.value IS NOT NULL
-                    RETURNING v.key),
-                removed AS (SELECT array_agg(key) AS keys FROM gone)
+                    RETURNING v.key, \(PostgreSQLSchema.fullKey("v")) AS full_key),
+                \(log("gone")),
+                removed AS (SELECT array_agg(full_key) AS keys FROM gone)
                 SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
                 FROM ns, removed
                 """,
@@ -123,9 +144,10 @@ enum PostgreSQLStatements {
                 WITH \(bumpRevision),
                 gone AS (
                     UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns
-                    WHERE v.namespace = $1 AND v.digest = sha256($3::bytea) AND v.key = $3::bytea AND v.value IS NOT NULL
-                    RETURNING v.key),
-                removed AS (SELECT array_agg(key) AS keys FROM gone)
+                    WHERE v.namespace = $1 AND v.key = \(id("$3::bytea")) AND v.value IS NOT NULL
+                    RETURNING v.key, \(PostgreSQLSchema.fullKey("v")) AS full_key),
+                \(log("gone")),
+                removed AS (SELECT array_agg(full_key) AS keys FROM gone)
                 SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
                 FROM ns, removed
                 """,
@@ -139,8 +161,8 @@ enum PostgreSQLStatements {
         binds.append(keys.map { ByteBuffer(string: $0) })
         return PostgresQuery(
             unsafeSQL: """
-                SELECT v.key, v.value FROM anydefaults_values v, unnest($2::bytea[]) AS e(key)
-                WHERE v.namespace = $1 AND v.digest = sha256(e.key) AND v.key = e.key AND v.value IS NOT NULL
+                SELECT \(PostgreSQLSchema.fullKey("v")), v.value FROM anydefaults_values v, unnest($2::bytea[]) AS e(key)
+                WHERE v.namespace = $1 AND v.key = \(id("e.key")) AND v.value IS NOT NULL
                 """,
             binds: binds)
     }
@@ -169,9 +191,10 @@ enum PostgreSQLStatements {
                 gone AS (
                     UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision
                     FROM ns, unnest($3::bytea[], $4::bytea[]) AS e(key, value)
-                    WHERE v.namespace = $1 AND v.digest = sha256(e.key) AND v.key = e.key AND v.value = e.value
-                    RETURNING v.key),
-                removed AS (SELECT array_agg(key) AS keys FROM gone)
+                    WHERE v.namespace = $1 AND v.key = \(id("e.key")) AND v.value = e.value
+                    RETURNING v.key, \(PostgreSQLSchema.fullKey("v")) AS full_key),
+                \(log("gone")),
+                removed AS (SELECT array_agg(full_key) AS keys FROM gone)
                 SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
                 FROM ns, removed
                 """,
@@ -202,18 +225,21 @@ enum PostgreSQLStatements {
                 held AS (
                     SELECT coalesce(bool_and(v.value IS NOT DISTINCT FROM NULLIF(e.value, ''::bytea)), true) AS matched
                     FROM unnest($5::bytea[], $6::bytea[]) AS e(key, value)
-                    LEFT JOIN anydefaults_values v ON v.namespace = $1 AND v.digest = sha256(e.key) AND v.key = e.key),
+                    LEFT JOIN anydefaults_values v ON v.namespace = $1 AND v.key = \(id("e.key"))),
                 \(bumpRevision),
                 go AS (SELECT ns.revision = seen.revision + 1 AND held.matched AS ok FROM ns, seen, held),
                 up AS (
-                    INSERT INTO anydefaults_values AS v (namespace, key, value, revision)
-                    SELECT $1, c.key, NULLIF(c.value, ''::bytea), ns.revision FROM ns, go, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
+                    INSERT INTO anydefaults_values AS v (namespace, key, full_key, value, revision)
+                    SELECT $1, \(id("c.key")), CASE WHEN length(c.key) > \(PostgreSQLSchema.inlineKeyLimit) THEN c.key END,
+                        NULLIF(c.value, ''::bytea), ns.revision
+                    FROM ns, go, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
                     WHERE go.ok
-                    ON CONFLICT (namespace, digest) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
+                    ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
                         WHERE v.value IS DISTINCT FROM EXCLUDED.value
-                    RETURNING 1),
-                changed AS (SELECT count(*) AS n FROM up)
-                SELECT ns.revision, changed.n > 0, go.ok, CASE WHEN changed.n > 0 THEN \(notify("$3")) END FROM ns, changed, go
+                    RETURNING v.key),
+                \(log("up"))
+                SELECT ns.revision, changed.keys IS NOT NULL, go.ok, CASE WHEN changed.keys IS NOT NULL THEN \(notify("$3")) END
+                FROM ns, changed, go
                 """,
             binds: binds)
     }
@@ -256,17 +282,24 @@ enum PostgreSQLStatements {
     }
 
     /// The rows written after `revision` (removal markers included), or with `full`, every stored
-    /// value; with the namespace's revision and floor, all from one snapshot.
+    /// value; with the namespace's revision and floor, all from one snapshot. The rows written
+    /// after a revision are those of the keys the change log lists after it (the log reaches back
+    /// to the floor: a caller behind it reloads whole), each looked up by its ID.
     static func catchUp(namespace: String, after revision: Int64, full: Bool) -> PostgresQuery {
-        var binds = PostgresBindings(capacity: 3)
+        var binds = PostgresBindings(capacity: 2)
         binds.append(namespace)
-        binds.append(full ? 0 : revision)
-        binds.append(full)
+        if !full { binds.append(revision) }
+        let rows = full
+            ? "SELECT * FROM anydefaults_values v WHERE v.namespace = $1 AND v.value IS NOT NULL"
+            : """
+            SELECT v.* FROM (
+                SELECT DISTINCT k.key FROM anydefaults_changes c, unnest(c.keys) AS k(key) WHERE c.namespace = $1 AND c.revision > $2
+            ) AS ids JOIN anydefaults_values v ON v.namespace = $1 AND v.key = ids.key AND v.revision > $2
+            """
         return PostgresQuery(
             unsafeSQL: """
-                SELECT n.revision, n.floor, v.key, v.value, v.revision
-                FROM anydefaults_namespaces n
-                LEFT JOIN anydefaults_values v ON v.namespace = n.namespace AND v.revision > $2 AND (NOT $3 OR v.value IS NOT NULL)
+                SELECT n.revision, n.floor, \(PostgreSQLSchema.fullKey("v")), v.value, v.revision
+                FROM anydefaults_namespaces n LEFT JOIN (\(rows)) AS v ON true
                 WHERE n.namespace = $1
                 ORDER BY v.revision, v.key
                 """,
@@ -304,16 +337,20 @@ enum PostgreSQLStatements {
         return revisions
     }
 
-    /// Removes the removal markers of revisions up to `revision` and raises the floor to the
-    /// newest one removed, so that a client that knew less reloads the namespace whole.
+    /// Removes the change log's entries and the removal markers of revisions up to `revision`,
+    /// and raises the floor to the newest one removed, so that a client that knew less reloads
+    /// the namespace whole.
     static func prune(namespace: String, through revision: Int64) -> PostgresQuery {
         var binds = PostgresBindings(capacity: 2)
         binds.append(namespace)
         binds.append(revision)
         return PostgresQuery(
             unsafeSQL: """
-                WITH pruned AS (
-                    DELETE FROM anydefaults_values WHERE namespace = $1 AND value IS NULL AND revision <= $2 RETURNING revision)
+                WITH logged AS (
+                    DELETE FROM anydefaults_changes WHERE namespace = $1 AND revision <= $2 RETURNING revision),
+                markers AS (
+                    DELETE FROM anydefaults_values WHERE namespace = $1 AND value IS NULL AND revision <= $2 RETURNING revision),
+                pruned AS (SELECT revision FROM logged UNION ALL SELECT revision FROM markers)
                 UPDATE anydefaults_namespaces SET floor = GREATEST(floor, (SELECT max(revision) FROM pruned))
                 WHERE namespace = $1 AND EXISTS (SELECT 1 FROM pruned)
                 """,

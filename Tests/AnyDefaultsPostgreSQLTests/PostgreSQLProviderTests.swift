@@ -100,27 +100,6 @@ import TestSupport
         #expect(events.all.map(\.key) == ["k"])
     }
 
-    @Test func theSchemaIsCreatedWithItsVersionAndANewerOneIsRefused() throws {
-        let cluster = try PostgreSQLCluster.shared()
-        let database = "schema_\(UUID().uuidString.prefix(8).lowercased())"
-        try cluster.psql("CREATE DATABASE \(database)")
-        let store = cluster.storeString(namespace: "s").replacingOccurrences(of: "database=postgres", with: "database=\(database)")
-        let provider = try PostgreSQLProvider(url: store)
-        try provider.setValue(.int(1), forKey: "k")
-        provider.close()
-        let version = try cluster.psql("SELECT version FROM anydefaults_schema", database: database)
-        #expect(version.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
-        let columns = try cluster.psql(
-            "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'anydefaults_values'",
-            database: database)
-        #expect(columns.contains("key:bytea") && columns.contains("value:bytea") && columns.contains("revision:bigint"))
-
-        try cluster.psql("UPDATE anydefaults_schema SET version = 2", database: database)
-        let refused = #expect(throws: DefaultsError.self) { try PostgreSQLProvider(url: store) }
-        #expect(refused?.code == .incompatibleFormat)
-        #expect(try cluster.psql("SELECT count(*) FROM anydefaults_values", database: database).hasPrefix("1"))
-    }
-
     @Test func aDamagedRowIsCorruptedForItsKeyOnly() throws {
         let cluster = try PostgreSQLCluster.shared()
         let namespace = freshNamespace()

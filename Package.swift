@@ -145,7 +145,10 @@ let package = Package(
         // (Defaults.standard, Combine's mock flag). Every command opens its store by store string.
         .executableTarget(
             name: "TestChild",
-            dependencies: ["AnyDefaults", "AnyDefaultsPlatform", "AnyDefaultsTesting", "AnyDefaultsCombine", "BrokenProviders", "TestSupport"],
+            dependencies: [
+                "AnyDefaults", "AnyDefaultsPlatform", "AnyDefaultsTesting", "AnyDefaultsCombine", "BrokenProviders", "TestSupport",
+                .target(name: "CLMDB", condition: .when(platforms: linuxLike, traits: ["LMDB"])),
+            ],
             path: "Tests/Children/TestChild"),
 
         // MARK: Tests: one target per module, and the conformance suite on every backend

@@ -383,6 +383,10 @@ final class LMDBEnvironment: Sendable {
     func commitWithGrowth<Result>(
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
+        // A reader slot left by a process that died pins the pages of its snapshot, which no
+        // commit can reuse until the slot is freed; only an open or a full reader table frees it
+        // otherwise, so a full map frees such slots once before it grows.
+        var clearedReaders = false
         while true {
             // Outside the gate: waiting here must not hold up a resize.
             try writeLock.acquire(timeout: options.lockTimeout)
@@ -429,6 +433,10 @@ final class LMDBEnvironment: Sendable {
             case .success(let result):
                 return result
             case .failure(let error) where error.isMapFull:
+                if !clearedReaders {
+                    clearedReaders = true
+                    if clearStaleReaders() > 0 { continue }
+                }
                 try growMap(by: estimatedSize, cause: error)
             case .failure(let error):
                 throw error
@@ -454,11 +462,15 @@ final class LMDBEnvironment: Sendable {
 
     /// Frees the reader slots of processes that died holding them (the reader table is in the
     /// lock file; entered like a transaction, as the environment may be replaced meanwhile).
-    private func clearStaleReaders() {
-        _ = readingMetaPages {
+    /// Returns how many were freed.
+    @discardableResult
+    private func clearStaleReaders() -> Int {
+        let freed = readingMetaPages { () -> Int32 in
             var stale: Int32 = 0
             if let environment = handle.pointer { mdb_reader_check(environment, &stale) }
+            return stale
         }
+        return Int(freed ?? 0)
     }
 
     private var closedError: DefaultsError {

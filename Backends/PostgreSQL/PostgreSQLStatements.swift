@@ -117,19 +117,7 @@ enum PostgreSQLStatements {
         var binds = PostgresBindings(capacity: 2)
         binds.append(namespace)
         binds.append(channel)
-        return PostgresQuery(
-            unsafeSQL: """
-                WITH \(bumpRevision),
-                gone AS (
-                    UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns
-                    WHERE v.namespace = $1 AND v.value IS NOT NULL
-                    RETURNING v.key, \(PostgreSQLSchema.fullKey("v")) AS full_key),
-                \(log("gone")),
-                removed AS (SELECT array_agg(full_key) AS keys FROM gone)
-                SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
-                FROM ns, removed
-                """,
-            binds: binds)
+        return removal(matching: "", binds: binds)
     }
 
     /// Marks `key` removed if it holds a value, and returns it among the removed keys if it did:
@@ -139,12 +127,19 @@ enum PostgreSQLStatements {
         binds.append(namespace)
         binds.append(channel)
         binds.append(ByteBuffer(string: key))
-        return PostgresQuery(
+        return removal(matching: " AND v.key = \(id("$3::bytea"))", binds: binds)
+    }
+
+    /// Marks removed the stored keys of namespace `$1` that `condition` (more of the `WHERE`
+    /// clause, over `v`, `ns` and what `sources` adds to the `FROM` clause) selects, in one new revision that is logged and announced on channel `$2`; returns
+    /// the revision, whether any key was removed, and the keys.
+    private static func removal(joining sources: String = "", matching condition: String, binds: PostgresBindings) -> PostgresQuery {
+        PostgresQuery(
             unsafeSQL: """
                 WITH \(bumpRevision),
                 gone AS (
-                    UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns
-                    WHERE v.namespace = $1 AND v.key = \(id("$3::bytea")) AND v.value IS NOT NULL
+                    UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns\(sources)
+                    WHERE v.namespace = $1\(condition) AND v.value IS NOT NULL
                     RETURNING v.key, \(PostgreSQLSchema.fullKey("v")) AS full_key),
                 \(log("gone")),
                 removed AS (SELECT array_agg(full_key) AS keys FROM gone)
@@ -185,20 +180,9 @@ enum PostgreSQLStatements {
         binds.append(channel)
         binds.append(keys.map { ByteBuffer(string: $0) })
         binds.append(values.map { ByteBuffer(bytes: $0) })
-        return PostgresQuery(
-            unsafeSQL: """
-                WITH \(bumpRevision),
-                gone AS (
-                    UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision
-                    FROM ns, unnest($3::bytea[], $4::bytea[]) AS e(key, value)
-                    WHERE v.namespace = $1 AND v.key = \(id("e.key")) AND v.value = e.value
-                    RETURNING v.key, \(PostgreSQLSchema.fullKey("v")) AS full_key),
-                \(log("gone")),
-                removed AS (SELECT array_agg(full_key) AS keys FROM gone)
-                SELECT ns.revision, removed.keys IS NOT NULL, removed.keys, CASE WHEN removed.keys IS NOT NULL THEN \(notify("$2")) END
-                FROM ns, removed
-                """,
-            binds: binds)
+        return removal(
+            joining: ", unnest($3::bytea[], $4::bytea[]) AS e(key, value)",
+            matching: " AND v.key = \(id("e.key")) AND v.value = e.value", binds: binds)
     }
 
     /// The write of ``writeSQL``, done only if each of `expectedKeys` holds exactly the bytes

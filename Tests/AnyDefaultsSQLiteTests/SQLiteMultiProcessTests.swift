@@ -5,34 +5,6 @@ import Testing
 import TestSupport
 
 @Suite struct SQLiteMultiProcessTests {
-    /// A connection killed while it holds the write lock keeps it until the kernel has closed its
-    /// files, which can take seconds under load (see `FileLockHolder`). A waiting writer waits for
-    /// that exit past its busy timeout instead of failing with `busy`; a stopped holder still makes
-    /// it give up at the timeout. The timeout is zero, so that the exit always outlasts it.
-    @Test func aWriterWaitsPastItsTimeoutForAKilledHolderToExit() throws {
-        #if os(Linux)
-        try withTemporaryDirectory { directory in
-            let path = directory.path("store.sqlite")
-            try SQLiteProvider(path: path).setValue(.int(0), forKey: "k")
-            let holding = { StoppedWriter.holdsWriteLock(scheme: "sqlite", location: path) }
-            guard let holder = try StoppedWriter(store: "sqlite:" + path, isHeld: holding) else {
-                Issue.record("The child was never stopped while it held the write lock.")
-                return
-            }
-            defer { holder.end() }
-            let store = try SQLiteProvider(path: path, busyTimeout: .zero)
-            // Stopped, it is not waited for.
-            let error = #expect(throws: DefaultsError.self) { try store.setValue(.int(1), forKey: "k") }
-            #expect(error?.code == .busy)
-
-            // Killed, it holds the lock until its exit is through: the write waits for that.
-            kill(holder.process.processIdentifier, SIGKILL)
-            #expect(throws: Never.self) { try store.setValue(.int(2), forKey: "k") }
-            #expect(try store.value(forKey: "k") == .int(2))
-        }
-        #endif
-    }
-
     @Test func concurrentProcessesLoseNoUpdateAndNeverReportLocked() throws {
         try withTemporaryDirectory { directory in
             // The file does not exist yet: the children also race to create it.

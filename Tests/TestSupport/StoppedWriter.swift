@@ -40,10 +40,12 @@ public final class StoppedWriter {
     }
 
     /// Whether another process holds the store's write lock: SQLite's (an exclusive lock on the
-    /// WAL write-lock byte of `-shm`) or the LMDB backend's (an `flock` on the store's directory).
+    /// WAL write-lock byte of `-shm`), the LMDB backend's (an `flock` on the store's directory) or
+    /// the JSON file backend's (an `flock` on the `.lock` file beside it).
     public static func holdsWriteLock(scheme: String, location: String) -> Bool {
         if scheme == "sqlite" { return FileLockProbe.isLockedByAnotherProcess(location + "-shm", byte: 120) }
-        let descriptor = open(location, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = scheme == "json"
+            ? open(location + ".lock", O_RDONLY | O_CLOEXEC) : open(location, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }

@@ -25,6 +25,8 @@
 //                                     (for a test to stop it while it holds the write lock)
 //   hold-lock <store> <seconds>       holds the writers' lock of a json: store or of a userdefaults:
 //                                     suite's preferences directory; prints "locked" once it has it
+//   hold-reader <lmdb dir>            opens the LMDB store with liblmdb, begins a read transaction,
+//                                     prints "reading" and holds it until killed
 //   write-forever <store>             rewrites "counter" and a payload of varying size until killed
 //   fill <store>                      writes 64 KiB values until a write fails, prints "full <count> <code>",
 //                                     checks that every value written reads back, prints "kept <count>"
@@ -112,6 +114,7 @@ let commands: [String: (Arguments) throws -> Int32] = [
     "crash": { try crash($0); return 0 },
     "hold": { try hold($0); return 0 },
     "hold-lock": { try holdLock($0); return 0 },
+    "hold-reader": { try holdReader($0); return 0 },
     "write-forever": { try writeForever($0); return 0 },
     "fill": { try fill($0); return 0 },
     "write-bytes": { try writeBytes($0); return 0 },

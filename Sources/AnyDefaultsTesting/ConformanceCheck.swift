@@ -141,6 +141,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case persistenceSecondInstance = "persistence.secondInstance"
     /// Two instances writing values of the same size in turn read each other's latest write.
     case persistenceSameSize = "persistence.sameSize"
+    /// Two instances on the same storage report store identities that overlap (or both none), so
+    /// that a copy or move of a store onto itself is refused.
+    case persistenceIdentity = "persistence.identity"
 
     // MARK: restart
     /// A new process reads exactly what this one wrote, overwrote and removed (keys and values).
@@ -155,7 +158,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case concurrencyNoTornRead = "concurrency.noTornRead"
     /// Nothing throws under concurrent use.
     case concurrencyNoError = "concurrency.noError"
-    /// Threads incrementing one counter with `apply(_:ifUnchanged:)` lose no increment.
+    /// Threads incrementing one counter with `apply(_:ifUnchanged:)` lose no increment; of threads
+    /// removing one key at once with `removeValueIfPresent(forKey:)`, exactly one is told it was there.
     case concurrencyCompareAndSet = "concurrency.compareAndSet"
 
     // MARK: smallStack
@@ -173,6 +177,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case changeEventsOrigin = "changeEvents.origin"
     /// `removeAll()` reports each stored key once, and nothing on an empty store.
     case changeEventsRemoveAll = "changeEvents.removeAll"
+    /// `apply(_:ifUnchanged:)`, `removeValueIfPresent(forKey:)` and `removeValues(ifUnchanged:)`
+    /// report each change they make, and nothing when they change nothing.
+    case changeEventsConditional = "changeEvents.conditional"
     /// Nothing arrives after `cancel()`.
     case changeEventsCancel = "changeEvents.cancel"
     /// Several observers each receive every event.

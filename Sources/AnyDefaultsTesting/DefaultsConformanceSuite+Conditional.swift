@@ -110,6 +110,22 @@ extension DefaultsConformanceSuite {
             .concurrencyCompareAndSet, read ?? nil, .int(Int64(threads * increments)),
             "threads incrementing one counter with apply(_:ifUnchanged:) lose no increment", key: key)
         checker.attempt(.concurrencyCompareAndSet, "clean up", key: key) { try provider.removeValue(forKey: key) }
+
+        // Threads removing one key at once: exactly one is told it was there.
+        let rounds = max(4, options.stress.rounds / 4)
+        var told: [Int] = []
+        for round in 0..<rounds {
+            let key = "cas.remove.\(round)"
+            checker.attempt(.concurrencyCompareAndSet, "write the key to remove", key: key) { try provider.setValue(.int(Int64(round)), forKey: key) }
+            let present = Atomic<Int>(0)
+            runOnThreads(threads) { _ in
+                if (try? provider.removeValueIfPresent(forKey: key)) == true { present.add(1, ordering: .relaxed) }
+            }
+            told.append(present.load(ordering: .relaxed))
+        }
+        checker.check(
+            .concurrencyCompareAndSet, told.allSatisfy { $0 == 1 }, "of threads removing one key at once with removeValueIfPresent, exactly one is told it was there",
+            expected: "1 in each of \(rounds) rounds", actual: told.map(String.init).joined(separator: ", "))
     }
 
     /// Adds 1 to the integer under `key` (absent: 0) `times` times with compare-and-set, trying

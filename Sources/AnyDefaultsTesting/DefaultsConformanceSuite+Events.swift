@@ -60,6 +60,24 @@ extension DefaultsConformanceSuite {
             expectEvents(.changeEventsNoOp, "apply an empty batch", []) { try provider.apply([]) }
             expectEvents(.changeEventsNoOp, "apply a rejected batch", []) { try? provider.apply([.set("e.d", .int(1)), .set("", .int(1))]) }
 
+            // The conditional writes report what they change, and nothing when they change nothing.
+            let conditional = ConformanceCheck.changeEventsConditional
+            expectEvents(conditional, "apply(_:ifUnchanged:) that applies", [("e.c", .int(1))]) {
+                _ = try provider.apply([.set("e.c", .int(1)), .remove("e.absent")], ifUnchanged: ["e.c": nil])
+            }
+            expectEvents(conditional, "apply(_:ifUnchanged:) whose condition fails", []) {
+                _ = try provider.apply([.set("e.c", .int(2))], ifUnchanged: ["e.c": .int(5)])
+            }
+            expectEvents(conditional, "removeValueIfPresent of a present key", [("e.c", nil)]) { _ = try provider.removeValueIfPresent(forKey: "e.c") }
+            expectEvents(conditional, "removeValueIfPresent of an absent key", []) { _ = try provider.removeValueIfPresent(forKey: "e.c") }
+            expectEvents(conditional, "apply(_:ifUnchanged:) of two keys", [("e.c", .int(3)), ("e.c2", .int(4))]) {
+                _ = try provider.apply([.set("e.c", .int(3)), .set("e.c2", .int(4))], ifUnchanged: [:])
+            }
+            expectEvents(conditional, "removeValues(ifUnchanged:) of one unchanged and one changed key", [("e.c", nil)]) {
+                _ = try provider.removeValues(ifUnchanged: ["e.c": .int(3), "e.c2": .int(5)])
+            }
+            expectEvents(conditional, "removeValueIfPresent to clean up", [("e.c2", nil)]) { _ = try provider.removeValueIfPresent(forKey: "e.c2") }
+
             recorder.clear()
             checker.attempt(.changeEventsRemoveAll, "removeAll()") { try provider.removeAll() }
             let stored = ["e.z", "e.n", "e.s", "e.y", "e.b", "e.m", "e.q"]

@@ -4,7 +4,8 @@ extension DefaultsConformanceSuite {
     /// Persistence (for providers that claim ``DefaultsCapabilities/persistent``), within this
     /// process: what one instance wrote, removed and batched is there after it is released and the
     /// storage is opened again; two instances open at once read each other's writes, removals and
-    /// `removeAll()`, also when every write keeps the same size. The ``restart()`` group checks the
+    /// `removeAll()`, also when every write keeps the same size, and report store identities that
+    /// overlap (``AnyDefaultsCore/DefaultsProvider/storeIdentity``). The ``restart()`` group checks the
     /// same across a real restart, in a new process.
     func persistenceChecks() throws -> ConformanceReport {
         try groupOnStorage(.persistence) { checker, storage in
@@ -65,6 +66,20 @@ extension DefaultsConformanceSuite {
 
             checker.attempt(.persistenceSecondInstance, "removeAll() through the second") { try second.removeAll() }
             checkKeys(reopened, expected: [], checker, .persistenceSecondInstance, "the first instance sees the second one's removeAll()")
+
+            // Both name one storage: a copy or move from one to the other must be refused, and a
+            // provider whose identity changes with each instance would let it destroy the data.
+            if let first = reopened.storeIdentity, let other = second.storeIdentity {
+                checker.check(
+                    .persistenceIdentity, first.overlaps(other) && other.overlaps(first),
+                    "two instances on the same storage report identities that overlap",
+                    expected: "overlapping identities", actual: "\(first) and \(other)")
+            } else {
+                checker.check(
+                    .persistenceIdentity, reopened.storeIdentity == nil && second.storeIdentity == nil,
+                    "every instance on the storage reports an identity, or none does",
+                    expected: "both or neither", actual: "\(reopened.storeIdentity.map(String.init(describing:)) ?? "nil") and \(second.storeIdentity.map(String.init(describing:)) ?? "nil")")
+            }
         }
     }
 }

@@ -160,6 +160,18 @@ final class BrokenProvider: DefaultsProvider {
         return applied
     }
 
+    /// Removes under the storage's lock, so that of several removers exactly one is told.
+    func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let stored = try storedKey(key)
+        let present = storage.values.withLock { values in
+            guard values.removeValue(forKey: stored) != nil else { return false }
+            storage.broadcaster.enqueue([DefaultsChangeEvent(key: visibleKey(stored), newValue: nil)])
+            return true
+        }
+        storage.broadcaster.deliverPending()
+        return present
+    }
+
     private func applyOne(_ change: DefaultsChange) throws(DefaultsError) {
         let key = try storedKey(change.key)
         if let value = change.value { try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend) }

@@ -52,6 +52,12 @@ public final class BrokenFileProvider: DefaultsProvider {
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) { try core.write(changes, single: false) }
     public func removeAll() throws(DefaultsError) { try core.removeAll() }
 
+    /// Its file, or (``Defect/identityPerInstance``) a name of this instance's own.
+    public var storeIdentity: DefaultsStoreIdentity? {
+        defect == .identityPerInstance
+            ? .named("\(ObjectIdentifier(self).hashValue)", backend: "BrokenFileProvider") : .files(core.file.path)
+    }
+
     public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
         try apply(defect == .applyAsyncDropsRemovals ? changes.filter { $0.value != nil } : changes)
     }
@@ -67,6 +73,16 @@ public final class BrokenFileProvider: DefaultsProvider {
             return applied ? changes : []
         }
         return applied
+    }
+
+    public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        let stored = try defect.storageKey(key)
+        var present = false
+        try core.update { values in
+            present = values[stored] != nil
+            return present ? [Change(key: stored, spelling: key, value: nil)] : []
+        }
+        return present
     }
 
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
@@ -342,7 +358,8 @@ final class Core: Sendable {
             return
         }
         try operation { () throws(DefaultsError) in
-            ((), try state.withLock { state throws(DefaultsError) in try commitLocked(&state, [], single: false, decide: decide) })
+            let events = try state.withLock { state throws(DefaultsError) in try commitLocked(&state, [], single: false, decide: decide) }
+            return ((), defect == .conditionalWritesReportNothing ? [] : events)
         }
     }
 

@@ -52,6 +52,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case readCacheKeyedBySpelling       // a read cache keyed by the key as spelled
     case comparesNumbersByValue         // apply(_:ifUnchanged:) takes 1 for 1.0 and 0.0 for -0.0
     case applyAsyncDropsRemovals        // applyAsync applies the sets of a batch, not its removals
+    case conditionalWritesReportNothing // compare-and-set and compare-and-remove send no events
 
     // Errors
     case errorShowsValuePrefix          // an invalidValue error quotes the start of the value
@@ -69,6 +70,7 @@ public enum Defect: String, CaseIterable, Sendable {
     case keepsLargeValuesInMemory       // values over 1 MiB never reach the file
     case writesBackPrivateCopy          // each instance writes its own copy back, never reloading
     case dropsWritesAfterRemoveAllOnReopen  // reopening after removeAll() drops what was written since
+    case identityPerInstance            // each instance names a store identity of its own
 
     // Processes and crashes
     case privateCopyPerProcess          // one copy per process, written whole, never merged
@@ -153,6 +155,7 @@ extension Defect {
         case .rejectsMaximumDepth: [.errorsMaximumDepth]
         case .acceptsEmptyKey: [.errorsEmptyKey]
         case .forgetsOnReopen: [.persistenceReopen]
+        case .identityPerInstance: [.persistenceIdentity]
         case .keepsDataForProcessLifetime, .removalsOnlyInMemory, .keepsLargeValuesInMemory: [.restartChildReads]
         case .reloadsOnlyWhenSizeChanges: [.persistenceSameSize]
         case .writesBackPrivateCopy: [.persistenceSecondInstance]
@@ -164,6 +167,7 @@ extension Defect {
         case .removesRegardlessOfValue: [.removalConditional]
         case .comparesNumbersByValue: [.batchesConditional]
         case .applyAsyncDropsRemovals: [.batchesAsync]
+        case .conditionalWritesReportNothing: [.changeEventsConditional]
         case .commitsBatchChangeByChange: [.crashAtomicityAllOrNothing]
         case .rewritesFileInPlace: [.crashAtomicityAllOrNothing, .crashAtomicityOpens]
         case .defersCommitToNextWrite: [.crashAtomicityAcknowledged]

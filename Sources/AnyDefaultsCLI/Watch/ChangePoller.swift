@@ -8,7 +8,7 @@ struct ChangePoller {
     var interval: Duration = .milliseconds(250)
 
     /// The changes from now on, one event per key whose value differs between two reads, keys in
-    /// sorted order within one read. Ends with the error if a read fails.
+    /// UTF-8 order within one read. Ends with the error if a read fails.
     func changes() -> AsyncThrowingStream<DefaultsChangeEvent, any Error> {
         let provider = provider
         let interval = interval
@@ -22,9 +22,7 @@ struct ChangePoller {
                         // again only when asked to.
                         try provider.synchronize()
                         let now = try provider.allValues()
-                        for key in Set(last.keys).union(now.keys).sorted() where last[key] != now[key] {
-                            continuation.yield(DefaultsChangeEvent(key: key, newValue: now[key], origin: .external))
-                        }
+                        for event in DefaultsChangeEvent.differences(from: last, to: now) { continuation.yield(event) }
                         last = now
                     }
                     continuation.finish()

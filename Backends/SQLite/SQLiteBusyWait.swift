@@ -19,8 +19,8 @@ struct SQLiteBusyWait {
     /// The store's shared-memory index, where SQLite keeps its locks in WAL mode.
     let lockFile: String
     private var startedAt: UInt64 = 0
-    /// When to give up on a dying holder all the same, once the timeout passed while one was.
-    private var dyingHolderDeadline: UInt64?
+    /// Set once the timeout passed while the holder was dying.
+    private var grace: DyingHolderGrace?
 
     init(timeout: Duration, store path: String) {
         timeoutNanoseconds = timeout.clampedNanoseconds
@@ -38,17 +38,17 @@ struct SQLiteBusyWait {
     private mutating func pause(attempt: Int32) -> Bool {
         let now = Self.monotonicNanoseconds()
         // `attempt` counts the calls for this one lock, so 0 starts a new wait.
-        if attempt == 0 { (startedAt, dyingHolderDeadline) = (now, nil) }
+        if attempt == 0 { (startedAt, grace) = (now, nil) }
         var waited = now &- startedAt
         if waited >= timeoutNanoseconds {
-            let limit = dyingHolderDeadline ?? now &+ FileLockWait.dyingHolderLimit.clampedNanoseconds
-            guard now < limit, FileLockHolder.isDying(holderOfLocksOn: lockFile) else { return false }
-            dyingHolderDeadline = limit
+            var extended = grace ?? DyingHolderGrace()
+            guard extended.limit(at: .now, holderIsDying: { FileLockHolder.isDying(holderOfLocksOn: lockFile) }) != nil else { return false }
+            grace = extended
             (startedAt, waited) = (now, 0)
         }
         let step: UInt64 = min(10_000 << UInt64(min(attempt, 8)), 2_000_000)
         // Waiting for a dying holder, a zero timeout must not make it spin.
-        Self.sleep(nanoseconds: dyingHolderDeadline == nil ? min(step, timeoutNanoseconds - waited) : step)
+        Self.sleep(nanoseconds: grace == nil ? min(step, timeoutNanoseconds - waited) : step)
         return true
     }
 

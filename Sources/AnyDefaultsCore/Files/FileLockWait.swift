@@ -18,8 +18,7 @@ package struct FileLockWait {
 
     private let timeout: Duration
     private var deadline: ContinuousClock.Instant
-    /// Set once the timeout passed while the holder was dying: when to give up on it all the same.
-    private var dyingHolderDeadline: ContinuousClock.Instant?
+    private var grace = DyingHolderGrace()
     /// Microseconds before the next try: from 10 µs (a lock held for one commit is free again in
     /// microseconds) doubling to `longestPause` (a lock held for long costs no spinning).
     private var nextPause: UInt32 = 10
@@ -48,9 +47,7 @@ package struct FileLockWait {
     package mutating func pause(lockOn descriptor: Int32) -> Bool {
         let now = ContinuousClock.now
         if now >= deadline {
-            let limit = dyingHolderDeadline ?? now.advanced(by: Self.dyingHolderLimit)
-            guard now < limit, FileLockHolder.isDying(lockOn: descriptor) else { return false }
-            dyingHolderDeadline = limit
+            guard let limit = grace.limit(at: now, holderIsDying: { FileLockHolder.isDying(lockOn: descriptor) }) else { return false }
             deadline = min(now.advanced(by: timeout), limit)
         }
         sleepBeforeNextTry()
@@ -81,5 +78,23 @@ package struct FileLockWait {
             return false
         }
         return true
+    }
+}
+
+/// The rule for a holder that is dying, shared by every wait for another process's lock
+/// (``FileLockWait``, SQLite's busy handler): past the timeout, the wait goes on while the holder
+/// is dying, at most ``FileLockWait/dyingHolderLimit`` past the moment the timeout first passed.
+package struct DyingHolderGrace: Sendable {
+    private var end: ContinuousClock.Instant?
+
+    package init() {}
+
+    /// At `now`, past the timeout: when the wait must end all the same if it goes on, or `nil` to
+    /// give up (the holder is not dying, or the grace is over).
+    package mutating func limit(at now: ContinuousClock.Instant, holderIsDying: () -> Bool) -> ContinuousClock.Instant? {
+        let end = self.end ?? now.advanced(by: FileLockWait.dyingHolderLimit)
+        guard now < end, holderIsDying() else { return nil }
+        self.end = end
+        return end
     }
 }

@@ -46,7 +46,7 @@ package final class InstanceListeners: Sendable {
         guard !events.isEmpty || !external.isEmpty else { return [] }
         return state.withLock { state in
             for (id, broadcaster) in state.broadcasters where broadcaster.hasObservers {
-                broadcaster.enqueue(external.lazy.map { $0.with(origin: .external) })
+                if !external.isEmpty { broadcaster.enqueue(external.lazy.map { $0.with(origin: .external) }) }
                 let origin: DefaultsChangeEvent.Origin = id == writer ? .local : .external
                 broadcaster.enqueue(events.lazy.map { $0.with(origin: origin) })
             }

@@ -34,6 +34,52 @@ import AnyDefaultsPlatform
         }
     }
 
+    /// A store restored from a copy, file by file (each deleted, then copied back), while its last
+    /// commits were only in the `-wal`. The restored files are new files, but a new file often
+    /// takes the inode number of one just deleted: here the restored counter file takes the
+    /// number of the counter file that recorded which store file the log belongs to, and the
+    /// restored store file another. The restored log belongs to the restored store file (they
+    /// were copied together) and must be applied, not taken for a replaced file's and set aside.
+    @Test func aStoreRestoredFromACopyKeepsWhatItsLogHolds() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            let copy = directory.path("copy")
+            let child = try ChildProcess.run("TestChild", ["crash", "sqlite:" + path] + (0..<20).map { "kept.\($0)=\($0)" })
+            #expect(child.wasSignaled, "\(child.standardError)")
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+            let files = ["", "-wal", "-shm", "-counter"]
+            for suffix in files { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + "/store.sqlite" + suffix) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")).count > 0)
+
+            func inode(_ file: String) -> UInt64? { FileID(path: file)?.inode }
+            func restore(_ suffix: String) throws {
+                try FileManager.default.removeItem(atPath: path + suffix)
+                try FileManager.default.copyItem(atPath: copy + "/store.sqlite" + suffix, toPath: path + suffix)
+            }
+            // The counter file: until the restored one has the old one's number.
+            let counterNumber = inode(path + "-counter")
+            var attempts = 0
+            repeat {
+                try restore("-counter")
+                attempts += 1
+            } while inode(path + "-counter") != counterNumber && attempts < 100
+            try #require(inode(path + "-counter") == counterNumber, "this file system gave the restored counter file another inode number")
+            // The store file: another number than the deleted one's (which a placeholder takes).
+            let storeNumber = inode(path)
+            try FileManager.default.removeItem(atPath: path)
+            #expect(FileManager.default.createFile(atPath: directory.path("placeholder"), contents: nil))
+            try FileManager.default.copyItem(atPath: copy + "/store.sqlite", toPath: path)
+            try #require(inode(path) != storeNumber)
+            try restore("-wal")
+            try restore("-shm")
+
+            let read = try ChildProcess.run("TestChild", ["get", "sqlite:" + path, "kept.19"])
+            #expect(read.standardOutput == "19\n", "\(read.standardError)")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".replaced-") }
+            #expect(aside.isEmpty, "the restored log was taken for a replaced file's and set aside")
+        }
+    }
+
     /// A backup renamed over a store whose last writer crashed: the crashed file's write-ahead
     /// log must never be applied to the backup, so it is moved aside; when that move fails (the
     /// fault shim fails the rename with EIO), the open is refused, the log is kept byte for byte

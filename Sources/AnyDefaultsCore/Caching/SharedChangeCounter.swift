@@ -205,11 +205,13 @@ public final class SharedChangeCounter: Sendable {
         return mapping.identity.pointee.compareExchange(expected: expected, desired: identity, ordering: .acquiringAndReleasing).exchanged
     }
 
-    /// A store file's identity as ``storeIdentity`` records it: its device and inode, mixed into
-    /// one number that is never 0.
-    package static func identity(_ file: FileID) -> UInt64 {
+    /// A store file's identity as ``storeIdentity`` records it: its device, inode and creation
+    /// time (``FileBirth``, 0 where unknown), mixed into one number that is never 0. The creation
+    /// time keeps a file that took a deleted file's inode number (a directory restored from a
+    /// copy) from passing for it.
+    package static func identity(_ file: FileID, born: UInt64) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for word in [file.device, file.inode] {
+        for word in [file.device, file.inode, born] {
             for shift in stride(from: 0, to: 64, by: 8) {
                 hash = (hash ^ (word >> UInt64(shift) & 0xFF)) &* 0x0000_0100_0000_01B3
             }
@@ -277,7 +279,7 @@ struct MappedWords: @unchecked Sendable {
         count = address.assumingMemoryBound(to: Atomic<UInt64>.self)
         identity = count + 1
         recordedBy = count + 2
-        ownIdentity = SharedChangeCounter.identity(info.fileID)
+        ownIdentity = SharedChangeCounter.identity(info.fileID, born: FileBirth.of(descriptor: descriptor))
         self.writable = writable
     }
 

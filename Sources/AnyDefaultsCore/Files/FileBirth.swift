@@ -1,0 +1,64 @@
+import AnyDefaultsPlatform
+
+/// When a file was created, where the file system records it (ext4, XFS, Btrfs and tmpfs on
+/// Linux, APFS and HFS+ on Apple platforms).
+///
+/// A device and inode name a file only while it exists: a file created after another was deleted
+/// often gets its inode number (ext4 hands out the lowest free one). A directory restored from a
+/// copy then holds files whose inode numbers are those of the files it replaced, in another
+/// order. The creation time tells them apart: a copy, or any new file, has its own.
+package enum FileBirth {
+    /// The creation time of the file open as `descriptor`, in nanoseconds since 1970, or 0 where
+    /// the file system does not record it.
+    package static func of(descriptor: Int32) -> UInt64 {
+        #if os(Linux)
+        statxBirth(descriptor, "", atEmptyPath)
+        #else
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? nanoseconds(info.st_birthtimespec) : 0
+        #endif
+    }
+
+    /// The creation time of the file at `path` (links followed), in nanoseconds since 1970, or 0
+    /// where the file system does not record it or there is no file.
+    package static func of(path: String) -> UInt64 {
+        #if os(Linux)
+        statxBirth(AT_FDCWD, path, 0)
+        #else
+        var info = stat()
+        return stat(path, &info) == 0 ? nanoseconds(info.st_birthtimespec) : 0
+        #endif
+    }
+
+    #if os(Linux)
+    /// `statx(2)`, looked up at run time: the C library declares it only for `_GNU_SOURCE`, which
+    /// Swift's Glibc module does not define (glibc 2.28 and musl 1.2.5 export it).
+    private typealias Statx = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer) -> Int32
+
+    private static let statx: Statx? = dlsym(nil, "statx").map { unsafeBitCast($0, to: Statx.self) }
+
+    /// `STATX_BTIME` and `AT_EMPTY_PATH` (linux/stat.h, fcntl.h), which Swift does not import.
+    private static let birthTimeMask: UInt32 = 0x800
+    private static let atEmptyPath: Int32 = 0x1000
+
+    private static func statxBirth(_ directory: Int32, _ path: String, _ flags: Int32) -> UInt64 {
+        guard let statx else { return 0 }
+        // `struct statx` is 256 bytes: `stx_mask` (UInt32) at 0, `stx_btime` at 80 (seconds as
+        // Int64, then nanoseconds as UInt32). The layout is the kernel's ABI.
+        return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { buffer -> UInt64 in
+            guard let base = buffer.baseAddress else { return 0 }
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            guard statx(directory, path, flags, birthTimeMask, base) == 0,
+                base.load(as: UInt32.self) & birthTimeMask != 0
+            else { return 0 }
+            let seconds = base.load(fromByteOffset: 80, as: Int64.self)
+            let nanoseconds = base.load(fromByteOffset: 88, as: UInt32.self)
+            return UInt64(bitPattern: seconds) &* 1_000_000_000 &+ UInt64(nanoseconds)
+        }
+    }
+    #else
+    private static func nanoseconds(_ time: timespec) -> UInt64 {
+        UInt64(bitPattern: Int64(time.tv_sec)) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: time.tv_nsec)
+    }
+    #endif
+}

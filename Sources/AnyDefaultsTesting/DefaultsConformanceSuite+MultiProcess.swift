@@ -12,7 +12,11 @@ extension DefaultsConformanceSuite {
     /// compare-and-set lose no increment. A provider that keeps a private copy
     /// per instance or process, or writes the whole store back from a stale copy, fails here.
     func multiProcessChecks() throws -> ConformanceReport {
-        try group(.multiProcess) { checker, storage, provider in
+        // A child's many writes contend with every other process's, each durable (a whole-file
+        // store rewrites and syncs its file per write): on a loaded machine they take far longer
+        // than one request. The bound is for a child that never answers, not a speed limit.
+        let manyWrites = options.timeout * 3
+        return try group(.multiProcess) { checker, storage, provider in
             guard let child else { return }
             let processes = options.stress.processes
             let count = options.stress.rounds * 2
@@ -38,7 +42,7 @@ extension DefaultsConformanceSuite {
                     return
                 }
                 do {
-                    _ = try children[index].request("burst", ChildWire.text("mp.\(index)."), "\(count)", "5")
+                    _ = try children[index].request("burst", ChildWire.text("mp.\(index)."), "\(count)", "5", timeout: manyWrites)
                 } catch {
                     failures.withLock { $0.append("process \(index + 1): \(error)") }
                 }
@@ -107,7 +111,7 @@ extension DefaultsConformanceSuite {
                     if index == processes {
                         try Self.increment(provider, key: "mp.counter", times: increments)
                     } else {
-                        _ = try children[index].request("increment", ChildWire.text("mp.counter"), "\(increments)")
+                        _ = try children[index].request("increment", ChildWire.text("mp.counter"), "\(increments)", timeout: manyWrites)
                     }
                 } catch {
                     counting.withLock { $0.append(index == processes ? "this process: \(error)" : "process \(index + 1): \(error)") }

@@ -5,10 +5,11 @@ import PostgresNIO
 /// version recorded with them. Docs/Backends.md ("PostgreSQL", "Schema") describes them.
 ///
 /// - `anydefaults_schema`: one row, the schema version.
-/// - `anydefaults_namespaces`: per namespace, its revision (bumped by every write, under the
-///   row's lock, so that the writers of one namespace commit in revision order) and the floor
-///   (the newest revision of the change log or of removal markers that was pruned).
-/// - `anydefaults_values`: per namespace and key, the value (the core's binary encoding, `NULL`
+/// - `anydefaults_namespaces`: per namespace, its number (`id`, which the other tables use), its
+///   revision (bumped by every write, under the row's lock, so that the writers of one namespace
+///   commit in revision order) and the floor (the newest revision of the change log or of removal
+///   markers that was pruned).
+/// - `anydefaults_values`: per namespace number and key, the value (the core's binary encoding, `NULL`
 ///   for a removed key: a removal marker) and the revision that wrote it (not indexed, so that a
 ///   write that changes a value is a HOT update). Keys are the UTF-8 of their NFC form (PostgreSQL's
 ///   `text` cannot hold NUL); the primary key is on that UTF-8 itself when it is at most
@@ -21,12 +22,15 @@ import PostgresNIO
 /// and an index on `(namespace, revision)` found the rows written after a revision. Every write
 /// changed that indexed column and computed the digest twice per row, which made a 1000-key batch
 /// cost the server about three times a plain upsert (Docs/Performance.md, "PostgreSQL").
+/// Version 2 kept the namespace's name in every row of the values and the log, and in their
+/// primary keys: with a name of 40 bytes (an application's, a tenant's), every row and index
+/// entry carried it, and a 1000-key batch cost the server about 15% more than with a number.
 enum PostgreSQLSchema {
     /// The version this library writes and reads.
-    static let version: Int32 = 2
+    static let version: Int32 = 3
 
     /// Keys whose UTF-8 is at most this many bytes are their own ID; longer ones are identified by
-    /// their digest. With a namespace of at most 1000 bytes, an index entry stays far under the
+    /// their digest. An index entry (the namespace's number and the ID) stays far under the
     /// B-tree's limit of about 2.7 kB.
     static let inlineKeyLimit = 1024
 
@@ -47,49 +51,80 @@ enum PostgreSQLSchema {
     /// processes connecting at once do not race.
     static let lockKey: Int64 = 0x4144_6566
 
-    private static let changesTable = """
-        CREATE TABLE IF NOT EXISTS anydefaults_changes (
-            namespace text NOT NULL,
-            revision bigint NOT NULL,
-            keys bytea[] NOT NULL,
-            PRIMARY KEY (namespace, revision))
-        """
-
     static let create: [String] = [
         "CREATE TABLE IF NOT EXISTS anydefaults_schema (version integer NOT NULL)",
+        // `id` is a bigint: every write's upsert of its namespace's row draws a number from the
+        // sequence, even when the row exists.
         """
         CREATE TABLE IF NOT EXISTS anydefaults_namespaces (
+            id bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
             namespace text PRIMARY KEY,
             revision bigint NOT NULL,
             floor bigint NOT NULL DEFAULT 0)
         """,
         """
         CREATE TABLE IF NOT EXISTS anydefaults_values (
-            namespace text NOT NULL,
+            ns bigint NOT NULL,
             key bytea NOT NULL,
             full_key bytea,
             value bytea,
             revision bigint NOT NULL,
-            PRIMARY KEY (namespace, key))
+            PRIMARY KEY (ns, key))
         """,
-        changesTable,
+        """
+        CREATE TABLE IF NOT EXISTS anydefaults_changes (
+            ns bigint NOT NULL,
+            revision bigint NOT NULL,
+            keys bytea[] NOT NULL,
+            PRIMARY KEY (ns, revision))
+        """,
         "INSERT INTO anydefaults_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM anydefaults_schema)",
     ]
 
-    /// From version 1, in place (so that a client of version 1 still connected fails its next
-    /// write on the missing `digest` column rather than writing to a table nobody reads): long
-    /// keys get their ID and keep their UTF-8 in `full_key`; the digest column (and the primary
-    /// key on it) and the revision index go; the change log starts empty, so every floor moves
-    /// up to its namespace's revision (a catch-up from before it reloads the namespace whole).
+    /// From version 1 to version 2, in place (so that a client of version 1 still connected fails
+    /// its next write on the missing `digest` column rather than writing to a table nobody reads):
+    /// long keys get their ID and keep their UTF-8 in `full_key`; the digest column (and the
+    /// primary key on it) and the revision index go; the change log starts empty, so every floor
+    /// moves up to its namespace's revision (a catch-up from before it reloads the namespace
+    /// whole). ``migrateFrom2`` follows.
     static let migrateFrom1: [String] = [
         "DROP INDEX IF EXISTS anydefaults_values_by_revision",
         "ALTER TABLE anydefaults_values DROP COLUMN digest",   // and the primary key on it
         "ALTER TABLE anydefaults_values ADD COLUMN full_key bytea",
         "UPDATE anydefaults_values SET full_key = key, key = \(keyID("key")) WHERE length(key) > \(inlineKeyLimit)",
         "ALTER TABLE anydefaults_values ADD PRIMARY KEY (namespace, key)",
-        changesTable,
+        """
+        CREATE TABLE IF NOT EXISTS anydefaults_changes (
+            namespace text NOT NULL,
+            revision bigint NOT NULL,
+            keys bytea[] NOT NULL,
+            PRIMARY KEY (namespace, revision))
+        """,
         "UPDATE anydefaults_namespaces SET floor = revision",
         "UPDATE anydefaults_schema SET version = 2",
+    ]
+
+    /// From version 2 to version 3, in place (a client of version 2 still connected fails its next
+    /// statement on the missing `namespace` column): every namespace gets its number, and the
+    /// values and the change log name it by that number, keeping every row, revision and floor.
+    static let migrateFrom2: [String] = [
+        "ALTER TABLE anydefaults_namespaces ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY UNIQUE",
+        // Every write made its namespace's row first; a row missing all the same is made here.
+        """
+        INSERT INTO anydefaults_namespaces (namespace, revision)
+        SELECT namespace, max(revision) FROM anydefaults_values GROUP BY namespace ON CONFLICT (namespace) DO NOTHING
+        """,
+    ] + [("anydefaults_values", "key"), ("anydefaults_changes", "revision")].flatMap { table, column in
+        [
+            "ALTER TABLE \(table) ADD COLUMN ns bigint",
+            "UPDATE \(table) t SET ns = n.id FROM anydefaults_namespaces n WHERE n.namespace = t.namespace",
+            "ALTER TABLE \(table) DROP COLUMN namespace",   // and the primary key on it
+            // A row left without a number (none can be) fails the migration, which then changes nothing.
+            "ALTER TABLE \(table) ALTER COLUMN ns SET NOT NULL",
+            "ALTER TABLE \(table) ADD PRIMARY KEY (ns, \(column))",
+        ]
+    } + [
+        "UPDATE anydefaults_schema SET version = 3",
     ]
 
     /// Makes sure the tables exist at this library's version: creates them if the schema table
@@ -142,7 +177,8 @@ enum PostgreSQLSchema {
             .flatMap { version -> EventLoopFuture<Void> in
                 switch version {
                 case nil, 0: return run(Array(create.dropFirst()))
-                case 1: return run(migrateFrom1)
+                case 1: return run(migrateFrom1 + migrateFrom2)
+                case 2: return run(migrateFrom2)
                 default: return connection.eventLoop.makeSucceededVoidFuture()   // done meanwhile, or newer: refused after
                 }
             }

@@ -53,8 +53,8 @@ enum PostgreSQLStatements {
         """
         changed AS (SELECT array_agg(key) AS keys FROM \(rows)),
         logged AS (
-            INSERT INTO anydefaults_changes (namespace, revision, keys)
-            SELECT $1, ns.revision, changed.keys FROM ns, changed WHERE changed.keys IS NOT NULL)
+            INSERT INTO anydefaults_changes (ns, revision, keys)
+            SELECT ns.id, ns.revision, changed.keys FROM ns, changed WHERE changed.keys IS NOT NULL)
         """
     }
 
@@ -62,8 +62,12 @@ enum PostgreSQLStatements {
         ns AS (
             INSERT INTO anydefaults_namespaces AS n (namespace, revision) VALUES ($1, 1)
             ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
-            RETURNING n.revision)
+            RETURNING n.id, n.revision)
         """
+
+    /// The number of namespace `$1` (``PostgreSQLSchema``), for statements that do not bump its
+    /// revision; `NULL` (matching no row) while it has none.
+    private static let namespaceID = "(SELECT id FROM anydefaults_namespaces WHERE namespace = $1)"
 
     /// The write: upserts the changes (each key once) given as two arrays, keys (`$2`) and values
     /// (`$4`); a removal is stored as a removal marker, so that other clients learn of it by
@@ -75,11 +79,11 @@ enum PostgreSQLStatements {
     static let writeSQL = """
         WITH \(bumpRevision),
         up AS (
-            INSERT INTO anydefaults_values AS v (namespace, key, full_key, value, revision)
-            SELECT $1, \(id("c.key")), CASE WHEN length(c.key) > \(PostgreSQLSchema.inlineKeyLimit) THEN c.key END,
+            INSERT INTO anydefaults_values AS v (ns, key, full_key, value, revision)
+            SELECT ns.id, \(id("c.key")), CASE WHEN length(c.key) > \(PostgreSQLSchema.inlineKeyLimit) THEN c.key END,
                 NULLIF(c.value, ''::bytea), ns.revision
             FROM ns, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
-            ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
+            ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
                 WHERE v.value IS DISTINCT FROM EXCLUDED.value
             RETURNING v.key),
         \(log("up"))
@@ -88,28 +92,44 @@ enum PostgreSQLStatements {
 
     /// The parameters of ``writeSQL`` for `changes`, in the binary format the prepared statement
     /// takes (`text`, `bytea[]`, `text`, `bytea[]`).
+    ///
+    /// Each array is written straight into one buffer, every value encoded into one scratch
+    /// array: an array of a buffer per element, then encoded, cost a batch of 1000 keys two
+    /// allocations and a copy per key.
     static func writeBinds(namespace: String, channel: String, changes: [DefaultsChange]) -> [PostgresData] {
-        var keys: [ByteBuffer] = []
-        var values: [ByteBuffer] = []
-        keys.reserveCapacity(changes.count)
-        values.reserveCapacity(changes.count)
+        var keys = ByteBufferAllocator().buffer(capacity: 20 + changes.count * 24)
+        var values = ByteBufferAllocator().buffer(capacity: 20 + changes.count * 12)
+        writeArrayHeader(count: changes.count, into: &keys)
+        writeArrayHeader(count: changes.count, into: &values)
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(64)
         for change in changes {
-            keys.append(ByteBuffer(string: change.key))
+            keys.writeInteger(Int32(change.key.utf8.count))
+            keys.writeString(change.key)
             // The empty bytea marks a removal: every encoded value has at least its tag byte.
-            values.append(change.value.map { ByteBuffer(bytes: BinaryValueCodec.encode($0)) } ?? ByteBuffer())
+            scratch.removeAll(keepingCapacity: true)
+            if let value = change.value { BinaryValueCodec.append(value, to: &scratch) }
+            values.writeInteger(Int32(scratch.count))
+            values.writeBytes(scratch)
         }
         return [
             PostgresData(type: .text, value: ByteBuffer(string: namespace)),
-            PostgresData(type: .byteaArray, value: encoded(keys)),
+            PostgresData(type: .byteaArray, value: keys),
             PostgresData(type: .text, value: ByteBuffer(string: channel)),
-            PostgresData(type: .byteaArray, value: encoded(values)),
+            PostgresData(type: .byteaArray, value: values),
         ]
     }
 
-    private static func encoded(_ array: [ByteBuffer]) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        array.encode(into: &buffer, context: .default)
-        return buffer
+    /// The header of a one-dimensional `bytea[]` of `count` elements, none NULL, in PostgreSQL's
+    /// binary array format (`array_recv`): dimensions, a NULL flag, the element type, then the
+    /// length and lower bound of the dimension. An empty array has no dimension.
+    private static func writeArrayHeader(count: Int, into buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(count == 0 ? 0 : 1))
+        buffer.writeInteger(Int32(0))
+        buffer.writeInteger(PostgresDataType.bytea.rawValue)
+        guard count > 0 else { return }
+        buffer.writeInteger(Int32(count))
+        buffer.writeInteger(Int32(1))
     }
 
     /// Marks every stored key of the namespace removed, and returns the keys.
@@ -139,7 +159,7 @@ enum PostgreSQLStatements {
                 WITH \(bumpRevision),
                 gone AS (
                     UPDATE anydefaults_values AS v SET value = NULL, revision = ns.revision FROM ns\(sources)
-                    WHERE v.namespace = $1\(condition) AND v.value IS NOT NULL
+                    WHERE v.ns = ns.id\(condition) AND v.value IS NOT NULL
                     RETURNING v.key, \(PostgreSQLSchema.fullKey("v")) AS full_key),
                 \(log("gone")),
                 removed AS (SELECT array_agg(full_key) AS keys FROM gone)
@@ -157,7 +177,7 @@ enum PostgreSQLStatements {
         return PostgresQuery(
             unsafeSQL: """
                 SELECT \(PostgreSQLSchema.fullKey("v")), v.value FROM anydefaults_values v, unnest($2::bytea[]) AS e(key)
-                WHERE v.namespace = $1 AND v.key = \(id("e.key")) AND v.value IS NOT NULL
+                WHERE v.ns = \(namespaceID) AND v.key = \(id("e.key")) AND v.value IS NOT NULL
                 """,
             binds: binds)
     }
@@ -209,16 +229,16 @@ enum PostgreSQLStatements {
                 held AS (
                     SELECT coalesce(bool_and(v.value IS NOT DISTINCT FROM NULLIF(e.value, ''::bytea)), true) AS matched
                     FROM unnest($5::bytea[], $6::bytea[]) AS e(key, value)
-                    LEFT JOIN anydefaults_values v ON v.namespace = $1 AND v.key = \(id("e.key"))),
+                    LEFT JOIN anydefaults_values v ON v.ns = \(namespaceID) AND v.key = \(id("e.key"))),
                 \(bumpRevision),
                 go AS (SELECT ns.revision = seen.revision + 1 AND held.matched AS ok FROM ns, seen, held),
                 up AS (
-                    INSERT INTO anydefaults_values AS v (namespace, key, full_key, value, revision)
-                    SELECT $1, \(id("c.key")), CASE WHEN length(c.key) > \(PostgreSQLSchema.inlineKeyLimit) THEN c.key END,
+                    INSERT INTO anydefaults_values AS v (ns, key, full_key, value, revision)
+                    SELECT ns.id, \(id("c.key")), CASE WHEN length(c.key) > \(PostgreSQLSchema.inlineKeyLimit) THEN c.key END,
                         NULLIF(c.value, ''::bytea), ns.revision
                     FROM ns, go, unnest($2::bytea[], $4::bytea[]) AS c(key, value)
                     WHERE go.ok
-                    ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
+                    ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, revision = EXCLUDED.revision
                         WHERE v.value IS DISTINCT FROM EXCLUDED.value
                     RETURNING v.key),
                 \(log("up"))
@@ -274,16 +294,16 @@ enum PostgreSQLStatements {
         binds.append(namespace)
         if !full { binds.append(revision) }
         let rows = full
-            ? "SELECT * FROM anydefaults_values v WHERE v.namespace = $1 AND v.value IS NOT NULL"
+            ? "SELECT * FROM anydefaults_values v WHERE v.ns = n.id AND v.value IS NOT NULL"
             : """
             SELECT v.* FROM (
-                SELECT DISTINCT k.key FROM anydefaults_changes c, unnest(c.keys) AS k(key) WHERE c.namespace = $1 AND c.revision > $2
-            ) AS ids JOIN anydefaults_values v ON v.namespace = $1 AND v.key = ids.key AND v.revision > $2
+                SELECT DISTINCT k.key FROM anydefaults_changes c, unnest(c.keys) AS k(key) WHERE c.ns = n.id AND c.revision > $2
+            ) AS ids JOIN anydefaults_values v ON v.ns = n.id AND v.key = ids.key AND v.revision > $2
             """
         return PostgresQuery(
             unsafeSQL: """
                 SELECT n.revision, n.floor, \(PostgreSQLSchema.fullKey("v")), v.value, v.revision
-                FROM anydefaults_namespaces n LEFT JOIN (\(rows)) AS v ON true
+                FROM anydefaults_namespaces n LEFT JOIN LATERAL (\(rows)) AS v ON true
                 WHERE n.namespace = $1
                 ORDER BY v.revision, v.key
                 """,
@@ -331,9 +351,9 @@ enum PostgreSQLStatements {
         return PostgresQuery(
             unsafeSQL: """
                 WITH logged AS (
-                    DELETE FROM anydefaults_changes WHERE namespace = $1 AND revision <= $2 RETURNING revision),
+                    DELETE FROM anydefaults_changes WHERE ns = \(namespaceID) AND revision <= $2 RETURNING revision),
                 markers AS (
-                    DELETE FROM anydefaults_values WHERE namespace = $1 AND value IS NULL AND revision <= $2 RETURNING revision),
+                    DELETE FROM anydefaults_values WHERE ns = \(namespaceID) AND value IS NULL AND revision <= $2 RETURNING revision),
                 pruned AS (SELECT revision FROM logged UNION ALL SELECT revision FROM markers)
                 UPDATE anydefaults_namespaces SET floor = GREATEST(floor, (SELECT max(revision) FROM pruned))
                 WHERE namespace = $1 AND EXISTS (SELECT 1 FROM pruned)

@@ -118,7 +118,7 @@ import TestSupport
             try store.apply([.set("same", .int(1)), .set("changed", .int(1)), .set("other", .string("x"))])
             let bytes = BinaryValueCodec.encode(.int(2)).map { String(format: "%02x", $0) }.joined()
             _ = try cluster.psql(
-                "UPDATE anydefaults_values SET value = '\\x\(bytes)'::bytea WHERE namespace = '\(namespace)' AND key = 'changed'::bytea")
+                "UPDATE anydefaults_values SET value = '\\x\(bytes)'::bytea WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND key = 'changed'::bytea")
             let removed = try store.removeValues(ifUnchanged: ["same": .int(1), "changed": .int(1), "other": .string("y"), "absent": .int(1)])
             let reader = try openOverTCP(cluster, namespace: namespace)
             return (removed.sorted(), try reader.allValues())
@@ -143,7 +143,7 @@ import TestSupport
             // Changed by hand: no notification, no revision; the replica still holds 1.
             let bytes = BinaryValueCodec.encode(.int(2)).map { String(format: "%02x", $0) }.joined()
             _ = try cluster.psql(
-                "UPDATE anydefaults_values SET value = '\\x\(bytes)'::bytea WHERE namespace = '\(namespace)' AND key = 'k'::bytea")
+                "UPDATE anydefaults_values SET value = '\\x\(bytes)'::bytea WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND key = 'k'::bytea")
             check(try store.value(forKey: "k") == .int(1), "the replica has not heard of the change")
             check(try !store.apply([.set("k", .int(3)), .set("other", .int(1))], ifUnchanged: ["k": .int(1)]), "k is 2 on the server")
             check(try store.apply([.set("k", .int(3))], ifUnchanged: ["k": .int(2), "absent": nil]), "k is 2 on the server, absent is absent")

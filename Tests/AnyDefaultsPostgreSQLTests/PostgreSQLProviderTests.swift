@@ -105,7 +105,7 @@ import TestSupport
         let namespace = freshNamespace()
         let writer = try PostgreSQLProvider(url: cluster.storeString(namespace: namespace))
         try writer.apply([.set("good", .int(1)), .set("bad", .int(2))])
-        try cluster.psql("UPDATE anydefaults_values SET value = '\\xff'::bytea WHERE namespace = '\(namespace)' AND key = 'bad'::bytea")
+        try cluster.psql("UPDATE anydefaults_values SET value = '\\xff'::bytea WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND key = 'bad'::bytea")
         let reader = try openOverTCP(cluster, namespace: namespace)
         #expect(try reader.value(forKey: "good") == .int(1))
         let damaged = #expect(throws: DefaultsError.self) { try reader.value(forKey: "bad") }
@@ -229,7 +229,7 @@ import TestSupport
             try store.refresh()
             #expect(try store.keys().count == 200)
         }
-        let count = try cluster.psql("SELECT count(*) FROM anydefaults_values WHERE namespace = '\(namespace)' AND value IS NOT NULL")
+        let count = try cluster.psql("SELECT count(*) FROM anydefaults_values WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND value IS NOT NULL")
         #expect(count.hasPrefix("200"))
     }
 }

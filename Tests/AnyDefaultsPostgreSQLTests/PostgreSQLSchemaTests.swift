@@ -5,9 +5,9 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Schema version 2 (Docs/Backends.md, "PostgreSQL", "Schema"): a store of version 1 is migrated
-/// in place by the first client of version 2 that connects, keeping every value bit for bit, also
-/// when several clients connect at once; and a key longer than the inline limit, identified by
+/// Schema version 3 (Docs/Backends.md, "PostgreSQL", "Schema"): a store of version 1 or 2 is
+/// migrated in place by the first client of version 3 that connects, keeping every value bit for
+/// bit, also when several clients connect at once; and a key longer than the inline limit, identified by
 /// `0xFF` and its SHA-256, never shares a row with a short key, whatever the short key's bytes.
 @Suite(.ownThreads) struct PostgreSQLSchemaTests {
     /// The tables of version 1, as that version created them.
@@ -19,6 +19,17 @@ import TestSupport
             value bytea, revision bigint NOT NULL, PRIMARY KEY (namespace, digest));
         CREATE INDEX anydefaults_values_by_revision ON anydefaults_values (namespace, revision);
         INSERT INTO anydefaults_schema (version) VALUES (1);
+        """
+
+    /// The tables of version 2, as that version created them.
+    private static let version2 = """
+        CREATE TABLE anydefaults_schema (version integer NOT NULL);
+        CREATE TABLE anydefaults_namespaces (namespace text PRIMARY KEY, revision bigint NOT NULL, floor bigint NOT NULL DEFAULT 0);
+        CREATE TABLE anydefaults_values (
+            namespace text NOT NULL, key bytea NOT NULL, full_key bytea, value bytea, revision bigint NOT NULL,
+            PRIMARY KEY (namespace, key));
+        CREATE TABLE anydefaults_changes (namespace text NOT NULL, revision bigint NOT NULL, keys bytea[] NOT NULL, PRIMARY KEY (namespace, revision));
+        INSERT INTO anydefaults_schema (version) VALUES (2);
         """
 
     private static func hex(_ bytes: some Sequence<UInt8>) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
@@ -36,19 +47,25 @@ import TestSupport
             .replacingOccurrences(of: "database=postgres", with: "database=\(database)")
     }
 
-    /// Every row as text, with the key's UTF-8 (`full_key` in version 2) and the value's bytes.
-    private static func rows(_ cluster: PostgreSQLCluster, _ database: String, keyColumn: String) throws -> [String] {
-        try cluster.psql(
-            "SELECT namespace || ' ' || encode(\(keyColumn), 'hex') || ' ' || coalesce(encode(value, 'hex'), 'NULL') || ' ' || revision FROM anydefaults_values",
+    /// Every row of the values as text, in the tables of `version`: the namespace's name, the key's
+    /// UTF-8 (`full_key` from version 2 on), the value's bytes and the revision.
+    private static func rows(_ cluster: PostgreSQLCluster, _ database: String, version: Int) throws -> [String] {
+        let key = version == 1 ? "v.key" : "coalesce(v.full_key, v.key)"
+        let (namespace, tables) = version < 3
+            ? ("v.namespace", "anydefaults_values v")
+            : ("n.namespace", "anydefaults_values v JOIN anydefaults_namespaces n ON n.id = v.ns")
+        return try cluster.psql(
+            "SELECT \(namespace) || ' ' || encode(\(key), 'hex') || ' ' || coalesce(encode(v.value, 'hex'), 'NULL') || ' ' || v.revision FROM \(tables)",
             database: database
         ).split(separator: "\n").map(String.init).sorted()
     }
 
-    @Test func aVersion1StoreIsMigratedKeepingEveryValueBitForBitWhileClientsOpenAtOnce() throws {
+    @Test(arguments: [1, 2])
+    func anOlderStoreIsMigratedKeepingEveryValueBitForBitWhileClientsOpenAtOnce(from version: Int) throws {
         let cluster = try PostgreSQLCluster.shared()
         let database = try Self.database(cluster)
-        try cluster.psql(Self.version1, database: database)
-        // What version 1 wrote: every edge value small enough for a command line, keys at and
+        try cluster.psql(version == 1 ? Self.version1 : Self.version2, database: database)
+        // What the older version wrote: every edge value small enough for a command line, keys at and
         // around the inline limit and far over it, keys with NUL and outside ASCII, a removal
         // marker, and another namespace.
         var values: [String: DefaultsValue] = [:]
@@ -66,13 +83,26 @@ import TestSupport
         }
         inserts.append("('one', '\\x\(Self.hex("gone".utf8))'::bytea, NULL, 4)")
         inserts.append("('two', '\\x6b'::bytea, '\\x\(Self.hex(BinaryValueCodec.encode(.int(2))))'::bytea, 1)")
+        // Version 2 identifies a long key by 0xFF and its digest, with its UTF-8 beside.
+        let insert = version == 1
+            ? "INSERT INTO anydefaults_values (namespace, key, value, revision) VALUES "
+            : """
+            INSERT INTO anydefaults_values (namespace, key, full_key, value, revision)
+            SELECT n, CASE WHEN length(k) <= 1024 THEN k ELSE '\\xff'::bytea || sha256(k) END, CASE WHEN length(k) > 1024 THEN k END, v, r
+            FROM (VALUES
+            """
         for chunk in stride(from: 0, to: inserts.count, by: 20) {
             try cluster.psql(
-                "INSERT INTO anydefaults_values (namespace, key, value, revision) VALUES " + inserts[chunk..<min(chunk + 20, inserts.count)].joined(separator: ","),
+                insert + inserts[chunk..<min(chunk + 20, inserts.count)].joined(separator: ",") + (version == 1 ? "" : ") AS t(n, k, v, r)"),
                 database: database)
         }
-        try cluster.psql("INSERT INTO anydefaults_namespaces (namespace, revision) VALUES ('one', 5), ('two', 1)", database: database)
-        let before = try Self.rows(cluster, database, keyColumn: "key")
+        try cluster.psql("INSERT INTO anydefaults_namespaces (namespace, revision, floor) VALUES ('one', 5, 2), ('two', 1, 0)", database: database)
+        if version == 2 {
+            try cluster.psql(
+                "INSERT INTO anydefaults_changes VALUES ('one', 3, ARRAY['\\x6e756c006b6579'::bytea]), ('one', 4, ARRAY['\\x676f6e65'::bytea]), ('two', 1, ARRAY['\\x6b'::bytea])",
+                database: database)
+        }
+        let before = try Self.rows(cluster, database, version: version)
         #expect(before.count == values.count + 2)
 
         // Clients of this version on connections of their own, opening at once: one migrates,
@@ -86,8 +116,13 @@ import TestSupport
         }
         let providers = try (0..<4).map { index in try #require(opened.withLock { $0[index] }).get() }
 
-        #expect(try cluster.scalar("SELECT version FROM anydefaults_schema", database: database) == "2")
-        #expect(try Self.rows(cluster, database, keyColumn: "coalesce(full_key, key)") == before, "every row keeps its key, value and revision")
+        #expect(try cluster.scalar("SELECT version FROM anydefaults_schema", database: database) == "3")
+        #expect(try Self.rows(cluster, database, version: 3) == before, "every row keeps its namespace, key, value and revision")
+        // Version 2's change log and floors are kept (version 1 had no log: every floor is raised).
+        let log = "SELECT string_agg(n.namespace || ' ' || c.revision || ' ' || cardinality(c.keys) || ' ' || n.floor, ',' ORDER BY n.namespace, c.revision) FROM anydefaults_changes c JOIN anydefaults_namespaces n ON n.id = c.ns"
+        #expect(try cluster.scalar(log, database: database) == (version == 1 ? "" : "one 3 1 2,one 4 1 2,two 1 1 0"))
+        #expect(try cluster.scalar("SELECT string_agg(namespace || ' ' || floor, ',' ORDER BY namespace) FROM anydefaults_namespaces", database: database)
+            == (version == 1 ? "one 5,two 1" : "one 2,two 0"))
         let indexes = try cluster.scalar("SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'anydefaults_values'", database: database)
         #expect(indexes == "anydefaults_values_pkey", "no index on the revision")
         #expect(try cluster.scalar("SELECT count(*) FROM information_schema.columns WHERE column_name = 'digest'", database: database) == "0")
@@ -113,19 +148,19 @@ import TestSupport
         #expect(try providers[1].value(forKey: long) == .int(7))
         #expect(try providers[1].value(forKey: String(repeating: "b", count: 1025)) == nil)
         #expect(events.all.allSatisfy { $0.origin == .external })
-        #expect(try cluster.scalar("SELECT count(*) FROM anydefaults_values WHERE namespace = 'one'", database: database) == "\(values.count + 1)")
+        #expect(try cluster.scalar("SELECT count(*) FROM anydefaults_values WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = 'one')", database: database) == "\(values.count + 1)")
         for provider in providers { provider.close() }
     }
 
-    @Test func theSchemaIsCreatedAtVersion2AndANewerOneIsRefused() throws {
+    @Test func theSchemaIsCreatedAtVersion3AndANewerOneIsRefused() throws {
         let cluster = try PostgreSQLCluster.shared()
         let database = try Self.database(cluster)
         let provider = try PostgreSQLProvider(url: Self.store(cluster, database, "s"))
         try provider.setValue(.int(1), forKey: "k")
         provider.close()
-        #expect(try cluster.scalar("SELECT version FROM anydefaults_schema", database: database) == "2")
+        #expect(try cluster.scalar("SELECT version FROM anydefaults_schema", database: database) == "3")
         #expect(try cluster.scalar("SELECT count(*) FROM anydefaults_changes", database: database) == "1")
-        try cluster.psql("UPDATE anydefaults_schema SET version = 3", database: database)
+        try cluster.psql("UPDATE anydefaults_schema SET version = 4", database: database)
         let refused = #expect(throws: DefaultsError.self) { try PostgreSQLProvider(url: Self.store(cluster, database, "s")) }
         #expect(refused?.code == .incompatibleFormat)
         #expect(try cluster.scalar("SELECT count(*) FROM anydefaults_values", database: database) == "1")
@@ -152,7 +187,7 @@ import TestSupport
         try writer.apply(longKeys.enumerated().map { .set($1, .int(Int64($0))) })
         // The IDs the server made for them.
         let ids = try cluster.psql(
-            "SELECT encode(key, 'hex') FROM anydefaults_values WHERE namespace = '\(namespace)' AND full_key IS NOT NULL ORDER BY full_key")
+            "SELECT encode(key, 'hex') FROM anydefaults_values WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND full_key IS NOT NULL ORDER BY full_key")
             .split(separator: "\n").map { text in
                 stride(from: 0, to: text.count, by: 2).compactMap { UInt8(text.dropFirst($0).prefix(2), radix: 16) }
             }
@@ -177,10 +212,10 @@ import TestSupport
         try listener.refresh()
         #expect(try listener.allValues() == expected)
         #expect(try openOverTCP(cluster, namespace: namespace).allValues() == expected)
-        #expect(try cluster.scalar("SELECT count(*) FROM anydefaults_values WHERE namespace = '\(namespace)'") == "\(expected.count)")
+        #expect(try cluster.scalar("SELECT count(*) FROM anydefaults_values WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)')") == "\(expected.count)")
         // No short key's row starts with 0xFF; every long key's row is 0xFF and its digest.
         #expect(try cluster.scalar(
-            "SELECT count(*) FROM anydefaults_values WHERE namespace = '\(namespace)' AND (full_key IS NULL) = (get_byte(key, 0) = 255)") == "0")
+            "SELECT count(*) FROM anydefaults_values WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND (full_key IS NULL) = (get_byte(key, 0) = 255)") == "0")
 
         // Removing the long keys leaves the short ones, and the other way.
         try writer.apply(longKeys.map { .remove($0) })

@@ -40,7 +40,7 @@ extension LMDBEnvironment {
 
     /// The identity of the file at `path`, or 0 if there is none.
     static func identity(atPath path: String) -> UInt64 {
-        FileID(path: path).map { SharedChangeCounter.identity($0, born: FileBirth.of(path: path)) } ?? 0
+        FileID(path: path).map(SharedChangeCounter.identity) ?? 0
     }
 
     /// The identity of the data file the environment `pointer` has open.
@@ -49,7 +49,7 @@ extension LMDBEnvironment {
         let rc = mdb_env_get_fd(pointer, &fd)
         guard rc == MDB_SUCCESS else { throw DefaultsError.lmdb(rc, "inspect the data file", path: path) }
         guard let file = FileID(descriptor: fd) else { throw DefaultsError.lmdb(errno, "inspect the data file", path: path) }
-        return SharedChangeCounter.identity(file, born: FileBirth.of(descriptor: fd))
+        return SharedChangeCounter.identity(file)
     }
 
     /// Checks that the data file under the path is still the one open, and opens it again if it

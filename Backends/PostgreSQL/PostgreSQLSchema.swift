@@ -109,10 +109,13 @@ enum PostgreSQLSchema {
     /// values and the change log name it by that number, keeping every row, revision and floor.
     static let migrateFrom2: [String] = [
         "ALTER TABLE anydefaults_namespaces ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY UNIQUE",
-        // Every write made its namespace's row first; a row missing all the same is made here.
+        // Every write made its namespace's row first; a row missing all the same is made here,
+        // at the newest revision either table holds.
         """
         INSERT INTO anydefaults_namespaces (namespace, revision)
-        SELECT namespace, max(revision) FROM anydefaults_values GROUP BY namespace ON CONFLICT (namespace) DO NOTHING
+        SELECT namespace, max(revision) FROM (
+            SELECT namespace, revision FROM anydefaults_values UNION ALL SELECT namespace, revision FROM anydefaults_changes) AS t
+        GROUP BY namespace ON CONFLICT (namespace) DO NOTHING
         """,
     ] + [("anydefaults_values", "key"), ("anydefaults_changes", "revision")].flatMap { table, column in
         [

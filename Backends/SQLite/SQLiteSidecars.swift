@@ -33,7 +33,7 @@ enum SQLiteSidecars {
     static func claim(
         path: String, file: FileID, counter: SharedChangeCounter, busyTimeout: Duration
     ) throws(DefaultsError) {
-        let identity = SharedChangeCounter.identity(file, born: FileBirth.of(path: path))
+        let identity = SharedChangeCounter.identity(file)
         var wait = FileLockWait(timeout: busyTimeout, longestPause: .milliseconds(1))
         while true {
             var failure: SystemCallError?

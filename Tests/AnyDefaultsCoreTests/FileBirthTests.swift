@@ -29,7 +29,7 @@ import Testing
             } while FileID(path: path)?.inode != number && attempts < 100
             let later = FileBirth.of(path: path)
             #expect(later != 0 && later != born)
-            // The store's recorded identity: the same device and inode number, another file.
+            // A counter file's own identity: the same device and inode number, another file.
             let file = try #require(FileID(path: path))
             try #require(file.inode == number, "this file system gave no new file the deleted one's inode number")
             #expect(SharedChangeCounter.identity(file, born: later) != SharedChangeCounter.identity(file, born: born))

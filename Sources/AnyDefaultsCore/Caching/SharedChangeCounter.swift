@@ -205,10 +205,23 @@ public final class SharedChangeCounter: Sendable {
         return mapping.identity.pointee.compareExchange(expected: expected, desired: identity, ordering: .acquiringAndReleasing).exchanged
     }
 
-    /// A store file's identity as ``storeIdentity`` records it: its device, inode and creation
-    /// time (``FileBirth``, 0 where unknown), mixed into one number that is never 0. The creation
-    /// time keeps a file that took a deleted file's inode number (a directory restored from a
-    /// copy) from passing for it.
+    /// A store file's identity as ``storeIdentity`` records it: its device and inode, mixed into
+    /// one number that is never 0.
+    ///
+    /// Not its creation time, although a new file that took a deleted one's inode number passes
+    /// for it without: a file's creation time can change while it stays the same file (overlayfs
+    /// gives a file a new one when it is first opened for writing, copying it up from an image's
+    /// layer; Apple's file systems move it back when `utimes` sets an earlier modification time),
+    /// and then the store file would pass for a replaced one, and the log beside it would be set
+    /// aside. The counter file's own identity includes it (``identity(_:born:)``): a restored
+    /// counter file that took the old one's inode number then records nothing, which can only
+    /// make the check accept the files beside the store.
+    package static func identity(_ file: FileID) -> UInt64 {
+        identity(file, born: 0)
+    }
+
+    /// A file's device, inode and creation time (``FileBirth``, 0 where unknown), mixed into one
+    /// number that is never 0.
     package static func identity(_ file: FileID, born: UInt64) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for word in [file.device, file.inode, born] {

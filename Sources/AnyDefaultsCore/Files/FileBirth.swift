@@ -6,32 +6,43 @@ import AnyDefaultsPlatform
 /// A device and inode name a file only while it exists: a file created after another was deleted
 /// often gets its inode number (ext4 hands out the lowest free one). A directory restored from a
 /// copy then holds files whose inode numbers are those of the files it replaced, in another
-/// order. The creation time tells them apart: a copy, or any new file, has its own.
+/// order. The creation time tells them apart: a copy, or any new file, has its own. It is not a
+/// name for a file, though: overlayfs changes it when it copies a file up, and `utimes` can move
+/// it back on Apple's file systems (see ``SharedChangeCounter/identity(_:)``).
 package enum FileBirth {
     /// The creation time of the file open as `descriptor`, in nanoseconds since 1970, or 0 where
     /// the file system does not record it.
     package static func of(descriptor: Int32) -> UInt64 {
-        #if os(Linux)
-        statxBirth(descriptor, "", atEmptyPath)
-        #else
+        #if canImport(Darwin)
         var info = stat()
         return fstat(descriptor, &info) == 0 ? nanoseconds(info.st_birthtimespec) : 0
+        #elseif os(Linux)
+        statxBirth(descriptor, "", atEmptyPath)
+        #else
+        0
         #endif
     }
 
     /// The creation time of the file at `path` (links followed), in nanoseconds since 1970, or 0
     /// where the file system does not record it or there is no file.
     package static func of(path: String) -> UInt64 {
-        #if os(Linux)
-        statxBirth(AT_FDCWD, path, 0)
-        #else
+        #if canImport(Darwin)
         var info = stat()
         return stat(path, &info) == 0 ? nanoseconds(info.st_birthtimespec) : 0
+        #elseif os(Linux)
+        statxBirth(AT_FDCWD, path, 0)
+        #else
+        0
         #endif
     }
 
-    #if os(Linux)
-    /// `statx(2)`, looked up at run time: the C library declares it only for `_GNU_SOURCE`, which
+    #if canImport(Darwin)
+    private static func nanoseconds(_ time: timespec) -> UInt64 {
+        UInt64(bitPattern: Int64(time.tv_sec)) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: time.tv_nsec)
+    }
+    #elseif os(Linux)
+    /// `statx(2)`, looked up at run time (in a fully static binary there is nothing to look up,
+    /// and the creation time is 0): the C library declares it only for `_GNU_SOURCE`, which
     /// Swift's Glibc module does not define (glibc 2.28 and musl 1.2.5 export it).
     private typealias Statx = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer) -> Int32
 
@@ -55,10 +66,6 @@ package enum FileBirth {
             let nanoseconds = base.load(fromByteOffset: 88, as: UInt32.self)
             return UInt64(bitPattern: seconds) &* 1_000_000_000 &+ UInt64(nanoseconds)
         }
-    }
-    #else
-    private static func nanoseconds(_ time: timespec) -> UInt64 {
-        UInt64(bitPattern: Int64(time.tv_sec)) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: time.tv_nsec)
     }
     #endif
 }

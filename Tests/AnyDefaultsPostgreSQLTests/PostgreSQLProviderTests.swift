@@ -232,6 +232,46 @@ import TestSupport
         let count = try cluster.psql("SELECT count(*) FROM anydefaults_values WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND value IS NOT NULL")
         #expect(count.hasPrefix("200"))
     }
+    /// `removeAll()` and `removeValue` on one connection while another writes keys for the first
+    /// time: a removal sees the rows that existed when its statement began, so a key written
+    /// meanwhile may stay (the removal first, then the write: what overlapping calls allow). What
+    /// must hold whatever the timing: both replicas, the events each one reported, and a client
+    /// that opens afterwards all agree with the server, and every key written after a removal
+    /// returned is there.
+    @Test func removalsRacingFirstWritesLeaveEveryClientAgreeingWithTheServer() throws {
+        let cluster = try PostgreSQLCluster.shared()
+        let namespace = freshNamespace()
+        let remover = try PostgreSQLProvider(url: cluster.storeString(namespace: namespace))
+        let writer = try openOverTCP(cluster, namespace: namespace)
+        let heard = [EventLog(remover), EventLog(writer)]
+        let rounds = 40
+        DispatchQueue.concurrentPerform(iterations: 2) { side in
+            for round in 0..<rounds {
+                if side == 0 {
+                    try? round.isMultiple(of: 3) ? remover.removeValue(forKey: "r\(round).0") : remover.removeAll()
+                } else {
+                    for index in 0..<3 { try? writer.setValue(.int(Int64(round)), forKey: "r\(round).\(index)") }
+                }
+            }
+        }
+        try writer.setValue(.string("last"), forKey: "after")
+        let rows = try cluster.psql(
+            "SELECT convert_from(coalesce(full_key, key), 'UTF8') FROM anydefaults_values WHERE ns = (SELECT id FROM anydefaults_namespaces WHERE namespace = '\(namespace)') AND value IS NOT NULL")
+        let server = Set(rows.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        #expect(server.contains("after"))
+        for (store, events) in zip([remover, writer], heard) {
+            try store.refresh()
+            #expect(Set(try store.keys()) == server)
+            // Replaying the events from an empty store gives what the server holds.
+            func replayed() -> Set<String> {
+                var keys: Set<String> = []
+                for event in events.all { if event.newValue == nil { keys.remove(event.key) } else { keys.insert(event.key) } }
+                return keys
+            }
+            #expect(waitUntil { replayed() == server }, "the events a replica reported add up to the server's keys")
+        }
+        #expect(Set(try openOverTCP(cluster, namespace: namespace).keys()) == server)
+    }
 }
 
 extension FileHandle {

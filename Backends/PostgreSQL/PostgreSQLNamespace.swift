@@ -296,7 +296,12 @@ final class PostgreSQLNamespace: Sendable {
     /// Writes `changes` (valid, canonical, each key once) for the instance of `writer`; succeeds
     /// once they are committed and in the replica.
     func write(_ changes: [DefaultsChange], from writer: ChangeBroadcaster) -> EventLoopFuture<Void> {
-        let binds = PostgreSQLStatements.writeBinds(namespace: name, channel: channel, changes: changes)
+        let binds: [PostgresData]
+        do {
+            binds = try PostgreSQLStatements.writeBinds(namespace: name, channel: channel, changes: changes)
+        } catch {
+            return session.eventLoop.makeFailedFuture(error)
+        }
         return send({ $0.runWrite(binds) }, decode: PostgreSQLStatements.writeCommit, from: writer) { _ in changes }
     }
 

@@ -96,7 +96,10 @@ enum PostgreSQLStatements {
     /// Each array is written straight into one buffer, every value encoded into one scratch
     /// array: an array of a buffer per element, then encoded, cost a batch of 1000 keys two
     /// allocations and a copy per key.
-    static func writeBinds(namespace: String, channel: String, changes: [DefaultsChange]) -> [PostgresData] {
+    ///
+    /// - Throws: `invalidValue` for a value whose encoding is over 1 GiB, the most a PostgreSQL
+    ///   field holds (a length the array format's 32 bits could not even carry beyond 2 GiB).
+    static func writeBinds(namespace: String, channel: String, changes: [DefaultsChange]) throws(DefaultsError) -> [PostgresData] {
         var keys = ByteBufferAllocator().buffer(capacity: 20 + changes.count * 24)
         var values = ByteBufferAllocator().buffer(capacity: 20 + changes.count * 12)
         writeArrayHeader(count: changes.count, into: &keys)
@@ -109,6 +112,11 @@ enum PostgreSQLStatements {
             // The empty bytea marks a removal: every encoded value has at least its tag byte.
             scratch.removeAll(keepingCapacity: true)
             if let value = change.value { BinaryValueCodec.append(value, to: &scratch) }
+            guard scratch.count <= largestField else {
+                throw .postgres(
+                    .invalidValue, "The value is \(scratch.count) bytes encoded; PostgreSQL holds at most 1 GiB in a field. Nothing was written.",
+                    key: change.key)
+            }
             values.writeInteger(Int32(scratch.count))
             values.writeBytes(scratch)
         }
@@ -119,6 +127,9 @@ enum PostgreSQLStatements {
             PostgresData(type: .byteaArray, value: values),
         ]
     }
+
+    /// The most bytes a PostgreSQL field holds (1 GiB).
+    private static let largestField = 1 << 30
 
     /// The header of a one-dimensional `bytea[]` of `count` elements, none NULL, in PostgreSQL's
     /// binary array format (`array_recv`): dimensions, a NULL flag, the element type, then the

@@ -17,20 +17,7 @@ package enum FileBirth {
         var info = stat()
         return fstat(descriptor, &info) == 0 ? nanoseconds(info.st_birthtimespec) : 0
         #elseif os(Linux)
-        statxBirth(descriptor, "", atEmptyPath)
-        #else
-        0
-        #endif
-    }
-
-    /// The creation time of the file at `path` (links followed), in nanoseconds since 1970, or 0
-    /// where the file system does not record it or there is no file.
-    package static func of(path: String) -> UInt64 {
-        #if canImport(Darwin)
-        var info = stat()
-        return stat(path, &info) == 0 ? nanoseconds(info.st_birthtimespec) : 0
-        #elseif os(Linux)
-        statxBirth(AT_FDCWD, path, 0)
+        statxBirth(descriptor)
         #else
         0
         #endif
@@ -52,14 +39,14 @@ package enum FileBirth {
     private static let birthTimeMask: UInt32 = 0x800
     private static let atEmptyPath: Int32 = 0x1000
 
-    private static func statxBirth(_ directory: Int32, _ path: String, _ flags: Int32) -> UInt64 {
+    private static func statxBirth(_ descriptor: Int32) -> UInt64 {
         guard let statx else { return 0 }
         // `struct statx` is 256 bytes: `stx_mask` (UInt32) at 0, `stx_btime` at 80 (seconds as
         // Int64, then nanoseconds as UInt32). The layout is the kernel's ABI.
         return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { buffer -> UInt64 in
             guard let base = buffer.baseAddress else { return 0 }
             buffer.initializeMemory(as: UInt8.self, repeating: 0)
-            guard statx(directory, path, flags, birthTimeMask, base) == 0,
+            guard statx(descriptor, "", atEmptyPath, birthTimeMask, base) == 0,
                 base.load(as: UInt32.self) & birthTimeMask != 0
             else { return 0 }
             let seconds = base.load(fromByteOffset: 80, as: Int64.self)

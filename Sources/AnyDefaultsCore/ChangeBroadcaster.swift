@@ -29,30 +29,29 @@ public final class ChangeBroadcaster: Sendable {
         @usableFromInline var pending: [DefaultsChangeEvent] = []
         var delivering = false
 
-        fileprivate mutating func takeBatch() -> Batch {
-            // One event (a single write) is copied out, so that the queue keeps its storage and a
-            // write allocates nothing here; a longer queue is handed over whole.
-            if pending.count == 1 {
-                let event = pending[0]
-                pending.removeAll(keepingCapacity: true)
-                return Batch(single: event, events: [], handlers: handlerList)
-            }
+        /// Takes what is queued, with the handlers to give it to. One event (a single write) is
+        /// moved out, so that the queue keeps its storage and a write allocates nothing here; a
+        /// longer queue is handed over whole.
+        fileprivate mutating func takeDelivery() -> Delivery {
+            if pending.count == 1 { return .one(pending.removeLast(), handlerList) }
             defer { pending = [] }
-            return Batch(single: nil, events: pending, handlers: handlerList)
+            return .many(pending, handlerList)
         }
     }
 
-    fileprivate struct Batch {
-        var single: DefaultsChangeEvent?
-        var events: [DefaultsChangeEvent]
-        var handlers: [Handler]
+    /// Events taken from the queue, with the handlers that were registered when they were taken.
+    fileprivate enum Delivery {
+        case one(DefaultsChangeEvent, [Handler])
+        case many([DefaultsChangeEvent], [Handler])
 
-        func deliver() {
-            if let single {
-                for handler in handlers { handler(single) }
-            }
-            for event in events {
+        consuming func deliver() {
+            switch consume self {
+            case .one(let event, let handlers):
                 for handler in handlers { handler(event) }
+            case .many(let events, let handlers):
+                for event in events {
+                    for handler in handlers { handler(event) }
+                }
             }
         }
     }
@@ -100,26 +99,26 @@ public final class ChangeBroadcaster: Sendable {
     /// Delivers queued events, unless another thread is already doing so (that thread then
     /// delivers them). Call it without holding any lock of yours.
     public func deliverPending() {
-        let batch = state.withLock { state -> Batch? in
+        let delivery = state.withLock { state -> Delivery? in
             guard !state.delivering, !state.pending.isEmpty else { return nil }
             state.delivering = true
-            return state.takeBatch()
+            return state.takeDelivery()
         }
-        guard let batch else { return }
-        batch.deliver()
+        guard let delivery else { return }
+        delivery.deliver()
         deliverRest()
     }
 
     /// Delivers what was queued meanwhile, for the thread that is delivering, and ends its turn.
     private func deliverRest() {
-        while let batch = state.withLock({ state -> Batch? in
+        while let delivery = state.withLock({ state -> Delivery? in
             guard !state.pending.isEmpty else {
                 state.delivering = false
                 return nil
             }
-            return state.takeBatch()
+            return state.takeDelivery()
         }) {
-            batch.deliver()
+            delivery.deliver()
         }
     }
 

@@ -40,7 +40,9 @@ final class CacheReadSlot: Sendable {
     /// release once no reader can still hold it (``CacheReadPath/retire(_:)``). Only under the
     /// cache's lock.
     func withdraw() -> UInt {
-        published.exchange(0, ordering: .sequentiallyConsistent)
+        // Only the cache, under its lock, changes `published`: nothing published stays so.
+        guard published.load(ordering: .relaxed) != 0 else { return 0 }
+        return published.exchange(0, ordering: .sequentiallyConsistent)
     }
 }
 

@@ -22,26 +22,51 @@
 /// published answer is always the entry's value.
 struct CacheState {
     /// A point in the logical clock.
-    typealias Ticket = UInt64
+    typealias Time = UInt64
 
-    /// What is going on for one key: kept only while a read or write of it is in flight.
-    private struct Activity {
+    /// Everything the cache knows of one key: its cached answer, what is in flight on it, and its
+    /// read slot. Kept while any of these is there; a write or a read that missed holds its
+    /// record (``Ticket``), so that it ends without looking the key up again.
+    ///
+    /// `@unchecked Sendable`: its mutable fields are read and written only by `CacheState`'s
+    /// methods, which run under the cache's `Mutex`. A ``Ticket`` carries the reference from one
+    /// locked section of the same write to the next and never touches the fields outside them.
+    final class Record: @unchecked Sendable {
+        let key: String
+        /// The cached answer: `nil` when nothing is cached, `.some(nil)` for a cached absence.
+        var entry: DefaultsValue??
         var writers = 0
         var fillers = 0
         /// The last time something could have changed this key.
-        var stamp: Ticket = 0
-        /// The value the latest write started stores (`nil`: a removal): the upstream's event
-        /// for it is expected and does not stamp the key.
+        var stamp: Time = 0
+        /// The value the latest write started stores (`nil`: a removal), while writes are in
+        /// flight: the upstream's event for it is expected and does not stamp the key.
         var expected: DefaultsValue?
+        /// The slot that publishes `entry` for typed reads, once the key was read through one.
+        var slot: CacheReadSlot?
+
+        init(key: String) {
+            self.key = key
+        }
 
         var isIdle: Bool { writers == 0 && fillers == 0 }
+        /// Whether the record holds nothing worth keeping.
+        var isEmpty: Bool { isIdle && entry == nil && slot == nil }
+    }
+
+    /// A read that missed or a write in flight: the key's record and the time it started.
+    struct Ticket {
+        // Not counted: the record stays in the table, which holds it, while the read or write
+        // is in flight (its `fillers` or `writers` keep it there), and a ticket lives no longer.
+        unowned(unsafe) let record: Record
+        let time: Time
     }
 
     /// The outcome of a lookup.
     enum Lookup {
         /// The cached answer; `nil` is a cached absence.
         case hit(DefaultsValue?)
-        /// Not cached: read the upstream, then call ``finishFill(_:ticket:value:)``.
+        /// Not cached: read the upstream, then call ``finishFill(_:value:)``.
         case miss(Ticket)
     }
 
@@ -49,17 +74,20 @@ struct CacheState {
     /// are skipped.
     struct Batch {
         var changes: [DefaultsChange]
-        var ticket: Ticket
+        /// The record of each change's key, in the same order.
+        var records: [Record]
+        var time: Time
     }
 
-    /// Cached answers by key; a `nil` value is a cached absence (the nil sentinel). Swift's
-    /// `String` equality is canonical equivalence, the same key identity as the provider contract,
-    /// so a key in any normalization form finds its entry.
-    private var entries: [String: DefaultsValue?] = [:]
-    private var activity: [String: Activity] = [:]
-    private var clock: Ticket = 0
+    /// Every key the cache knows something of. Swift's `String` equality is canonical
+    /// equivalence, the same key identity as the provider contract, so a key in any normalization
+    /// form finds its record. One table, so that a write hashes its key once.
+    private var records: [String: Record] = [:]
+    /// The number of records with an entry.
+    private(set) var count = 0
+    private var clock: Time = 0
     /// The last time something could have changed every key.
-    private var globalStamp: Ticket = 0
+    private var globalStamp: Time = 0
     /// ``CachingProvider/removeAll()`` calls in flight.
     private var globalWriters = 0
     /// Writes in flight of any kind, each key of a batch counted.
@@ -69,10 +97,13 @@ struct CacheState {
 
     /// The lock-free read path whose slots this state publishes.
     let readPath: CacheReadPath
-    /// The slot of each key read through a typed key; kept while the cache lives.
-    private var slots: [String: CacheReadSlot] = [:]
     /// Answers withdrawn from slots, released once no reader can still hold them.
     private var retired: [UInt] = []
+    /// The record of the write begun last, while it is in flight: the upstream usually reports
+    /// a write while the writer waits for it, and its event then finds the record without
+    /// hashing the key. Not counted: it is cleared when that write ends, and until then the
+    /// record has writers, so the table holds it.
+    private unowned(unsafe) var writing: Record?
 
     init(readPath: CacheReadPath) {
         self.readPath = readPath
@@ -82,13 +113,13 @@ struct CacheState {
 
     /// The cached answer for `key`, or a ticket to fetch it with.
     mutating func lookup(_ key: String) -> Lookup {
-        if let cached = entries[key] {
+        let record = records[key]
+        if let record, let cached = record.entry {
             statistics.hits &+= 1
             return .hit(cached)
         }
         statistics.misses &+= 1
-        activity[key, default: Activity()].fillers += 1
-        return .miss(clock)
+        return .miss(startFill(record ?? insertRecord(key)))
     }
 
     /// ``lookup(_:)`` for a read through `slot`, which publishes the answer it finds.
@@ -102,114 +133,115 @@ struct CacheState {
 
     /// The read slot of `key`, made when the key is first read through a typed key.
     mutating func slot(forKey key: String) -> CacheReadSlot {
-        if let slot = slots[key] { return slot }
+        let record = records[key] ?? insertRecord(key)
+        if let slot = record.slot { return slot }
         let slot = CacheReadSlot(cacheID: readPath.id, key: key)
-        slots[key] = slot
+        record.slot = slot
         return slot
     }
 
-    /// A ticket to read `key` from the upstream and cache it with ``finishFill(_:ticket:value:)``,
+    /// A ticket to read `key` from the upstream and cache it with ``finishFill(_:value:)``,
     /// whether or not it is cached now (a fresh read).
     mutating func ticketForFill(_ key: String) -> Ticket {
-        activity[key, default: Activity()].fillers += 1
-        return clock
+        startFill(records[key] ?? insertRecord(key))
     }
 
     /// Caches what a read that missed found in the upstream, unless something may have changed
     /// the key since the read took its ticket.
-    mutating func finishFill(_ key: String, ticket: Ticket, value: DefaultsValue?) {
-        guard var record = activity[key] else { return }
+    mutating func finishFill(_ ticket: Ticket, value: DefaultsValue?) {
+        let record = ticket.record
         record.fillers -= 1
-        if record.writers == 0, record.stamp <= ticket, isQuiet(since: ticket), entries[key] == nil {
-            entries[key] = .some(value)
+        if record.writers == 0, record.stamp <= ticket.time, isQuiet(since: ticket.time), record.entry == nil {
+            setEntry(record, value)
         }
-        store(record, for: key)
+        dropIfEmpty(record)
     }
 
     /// Ends a read that missed and failed.
-    mutating func abandonFill(_ key: String) {
-        guard var record = activity[key] else { return }
-        record.fillers -= 1
-        store(record, for: key)
+    mutating func abandonFill(_ ticket: Ticket) {
+        ticket.record.fillers -= 1
+        dropIfEmpty(ticket.record)
     }
 
-    /// A ticket for loading many keys at once (``CachingProvider/preload()``).
-    var bulkTicket: Ticket { clock }
+    /// A time for loading many keys at once (``CachingProvider/preload()``).
+    var bulkTicket: Time { clock }
 
     /// Caches `values`, read from the upstream after `ticket` was taken, if nothing at all may
     /// have changed since. Returns whether it did.
-    mutating func finishBulkFill(_ values: [String: DefaultsValue], ticket: Ticket) -> Bool {
+    mutating func finishBulkFill(_ values: [String: DefaultsValue], ticket: Time) -> Bool {
         guard clock == ticket, writesInFlight == 0 else { return false }
-        for (key, value) in values where entries[key] == nil {
-            entries[key] = .some(value)
+        for (key, value) in values {
+            let record = records[key] ?? insertRecord(key)
+            if record.entry == nil { setEntry(record, value) }
         }
         return true
     }
 
     // MARK: Writes
-    //
-    // Writes touch each key's entry and activity record once or twice: a key is hashed for an
-    // index, and the index reused to read, change or remove (a batch of ten keys through a cache
-    // over SQLite spent a third of its time hashing keys when each step looked its key up again).
 
     /// Starts writing `value` (`nil`: removing) under `key`, or returns `nil` when the cache
     /// already holds that answer, in which case the write is skipped.
     mutating func beginWrite(_ key: String, value: DefaultsValue?) -> Ticket? {
-        // A present entry means no write to the key is in flight, so it is what the store holds.
-        if let index = entries.index(forKey: key) {
-            if entries.values[index] == value {
+        let record = records[key] ?? insertRecord(key)
+        // An entry means no write to the key is in flight, so it is what the store holds.
+        if let cached = record.entry {
+            if cached == value {
                 statistics.skippedWrites &+= 1
                 return nil
             }
-            removeEntry(at: index)
+            removeEntry(of: record)
         }
         statistics.writes &+= 1
-        let ticket = tick()
+        let time = tick()
         writesInFlight += 1
-        Self.start(&activity[key, default: Activity()], value: value, at: ticket)
-        return ticket
+        Self.start(record, value: value, at: time)
+        writing = record
+        return Ticket(record: record, time: time)
     }
 
     /// Ends a write begun with ``beginWrite(_:value:)``.
-    mutating func finishWrite(_ key: String, value: DefaultsValue?, ticket: Ticket, succeeded: Bool) {
+    mutating func finishWrite(_ ticket: Ticket, value: DefaultsValue?, succeeded: Bool) {
         let now = tick()
-        endWriting(key, value: value, ticket: ticket, untouched: now, now: now, succeeded: succeeded)
+        endWriting(ticket.record, value: value, started: ticket.time, untouched: now, now: now, succeeded: succeeded)
     }
 
     /// Starts a batch: drops the changes that would leave a key as the cache knows it already
     /// is, and returns the rest, or `nil` when nothing remains to write.
     mutating func beginBatch(_ changes: [DefaultsChange]) -> Batch? {
         var remaining: [DefaultsChange] = []
+        var remainingRecords: [Record] = []
         remaining.reserveCapacity(changes.count)
-        // The batch's ticket, taken (the clock ticked) only if something is written. A record
+        remainingRecords.reserveCapacity(changes.count)
+        // The batch's time, taken (the clock ticked) only if something is written. A record
         // stamped with it was started by an earlier change of this batch, and its expected value
         // is what the key holds at this point of the batch.
-        let ticket = clock &+ 1
+        let time = clock &+ 1
         for change in changes {
-            let record = activity.index(forKey: change.key)
-            var entry: Dictionary<String, DefaultsValue?>.Index?
+            let known = records[change.key]
             let current: DefaultsValue??
-            if let record, activity.values[record].stamp == ticket {
-                current = .some(activity.values[record].expected)
+            if let known, known.stamp == time {
+                current = .some(known.expected)
             } else {
-                entry = entries.index(forKey: change.key)
-                current = entry.map { entries.values[$0] }
+                current = known?.entry
             }
             if let current, current == change.value { continue }
-            if let entry { removeEntry(at: entry) }
-            writesInFlight += 1
-            if let record {
-                Self.start(&activity.values[record], value: change.value, at: ticket)
+            let record: Record
+            if let known {
+                if known.entry != nil { removeEntry(of: known) }
+                record = known
             } else {
-                activity[change.key] = Activity(writers: 1, stamp: ticket, expected: change.value)
+                record = insertRecord(change.key)
             }
+            writesInFlight += 1
+            Self.start(record, value: change.value, at: time)
             remaining.append(change)
+            remainingRecords.append(record)
         }
         statistics.skippedWrites &+= changes.count - remaining.count
         guard !remaining.isEmpty else { return nil }
         statistics.writes &+= remaining.count
-        clock = ticket
-        return Batch(changes: remaining, ticket: ticket)
+        clock = time
+        return Batch(changes: remaining, records: remainingRecords, time: time)
     }
 
     /// Ends a batch begun with ``beginBatch(_:)``.
@@ -219,10 +251,8 @@ struct CacheState {
         // leave the key stamped `untouched` if nothing else stamped it since the batch began.
         let untouched = tick()
         let now = tick()
-        for change in batch.changes {
-            endWriting(
-                change.key, value: change.value, ticket: batch.ticket, untouched: untouched, now: now,
-                succeeded: succeeded)
+        for (change, record) in zip(batch.changes, batch.records) {
+            endWriting(record, value: change.value, started: batch.time, untouched: untouched, now: now, succeeded: succeeded)
         }
     }
 
@@ -246,9 +276,7 @@ struct CacheState {
 
     /// Forgets `key`; a read in flight will not cache what it found.
     mutating func invalidate(_ key: String) {
-        if let index = entries.index(forKey: key) { removeEntry(at: index) }
-        let now = tick()
-        activity[key]?.stamp = now
+        invalidate(key, record: records[key])
     }
 
     /// Forgets every key; no read in flight will cache what it found.
@@ -266,18 +294,26 @@ struct CacheState {
     /// in flight on the key; anything else (an external change, a write made on the upstream
     /// directly, bypassing the cache) invalidates the key.
     mutating func absorb(_ event: DefaultsChangeEvent) {
-        // A local event of the one write in flight: accepting it can at most let that write cache
-        // its value, which is then what the upstream holds; any other change to the key reports
-        // a different value or stamps it. (Asked first: a key being written has no entry.)
-        if event.origin == .local, let record = activity[event.key], record.writers == 1, globalWriters == 0,
-            record.expected == event.newValue
-        {
-            return
+        // `writing` has writers, so it is the table's record of its key.
+        let record: Record?
+        if let writing, writing.key == event.key {
+            record = writing
+        } else {
+            record = records[event.key]
         }
-        // Where the upstream counts commits (`SharedChangeCounter`), an external change was
-        // forgotten and read again before its event arrives: what was read is kept.
-        if let cached = entries[event.key], cached == event.newValue { return }
-        invalidate(event.key)
+        if let record {
+            // A local event of the one write in flight: accepting it can at most let that write
+            // cache its value, which is then what the upstream holds; any other change to the key
+            // reports a different value or stamps it. (Asked first: a key being written has no
+            // entry.)
+            if event.origin == .local, record.writers == 1, globalWriters == 0, record.expected == event.newValue {
+                return
+            }
+            // Where the upstream counts commits (`SharedChangeCounter`), an external change was
+            // forgotten and read again before its event arrives: what was read is kept.
+            if let cached = record.entry, cached == event.newValue { return }
+        }
+        invalidate(event.key, record: record)
     }
 
     // MARK: Inspection
@@ -285,11 +321,12 @@ struct CacheState {
     /// What the cache holds for `key`, without reading the upstream or counting a hit: `nil` when
     /// it holds nothing, `.some(nil)` for a cached absence.
     func peek(_ key: String) -> DefaultsValue?? {
-        entries[key]
+        guard let record = records[key] else { return nil }
+        return record.entry
     }
 
-    /// The number of keys with a cached answer, absence included.
-    var count: Int { entries.count }
+    /// The number of keys with a record.
+    var recordCount: Int { records.count }
 
     // MARK: Statistics
 
@@ -305,21 +342,35 @@ struct CacheState {
         statistics = CacheStatistics()
     }
 
-    // MARK: Published answers
+    // MARK: Entries and published answers
+
+    /// Caches `value` as the answer of a record that has none.
+    private mutating func setEntry(_ record: Record, _ value: DefaultsValue?) {
+        if record.entry == nil { count += 1 }
+        record.entry = .some(value)
+    }
 
     /// Removes an entry and withdraws its published answer: the one way an entry goes, so that
     /// no answer outlives its entry.
-    private mutating func removeEntry(at index: Dictionary<String, DefaultsValue?>.Index) {
-        let key = entries.keys[index]
-        entries.remove(at: index)
-        guard !slots.isEmpty, let slot = slots[key] else { return }
-        retire(slot.withdraw())
+    private mutating func removeEntry(of record: Record) {
+        record.entry = nil
+        count -= 1
+        if let slot = record.slot { retire(slot.withdraw()) }
     }
 
     /// Removes every entry and withdraws every published answer.
     private mutating func removeAllEntries() {
-        entries.removeAll()
-        for slot in slots.values { retire(slot.withdraw()) }
+        guard count > 0 else { return }
+        var withdrawn: [UInt] = []
+        records = records.filter { _, record in
+            if record.entry != nil {
+                record.entry = nil
+                if let slot = record.slot { withdrawn.append(slot.withdraw()) }
+            }
+            return !record.isEmpty
+        }
+        count = 0
+        for bits in withdrawn { retire(bits) }
     }
 
     /// Releases `bits` (an answer's address, or 0) once no reader can hold it: at once in
@@ -341,7 +392,8 @@ struct CacheState {
     /// Withdraws and releases every published answer; for a cache that goes away, which no
     /// reader can be reading any more.
     mutating func releaseAnswers() {
-        for slot in slots.values {
+        for record in records.values {
+            guard let slot = record.slot else { continue }
             PublishedAnswer.release(slot.withdraw())
             slot.abandon()
         }
@@ -351,49 +403,69 @@ struct CacheState {
 
     // MARK: Helpers
 
-    private mutating func tick() -> Ticket {
+    private mutating func tick() -> Time {
         clock &+= 1
         return clock
     }
 
-    /// Whether nothing touched every key since `ticket` and no removal of every key is in flight.
-    private func isQuiet(since ticket: Ticket) -> Bool {
-        globalWriters == 0 && globalStamp <= ticket
+    /// Whether nothing touched every key since `time` and no removal of every key is in flight.
+    private func isQuiet(since time: Time) -> Bool {
+        globalWriters == 0 && globalStamp <= time
     }
 
-    /// Counts a writer of `value` that starts at `ticket` in `record`.
-    private static func start(_ record: inout Activity, value: DefaultsValue?, at ticket: Ticket) {
+    private mutating func insertRecord(_ key: String) -> Record {
+        let record = Record(key: key)
+        records[key] = record
+        return record
+    }
+
+    /// Removes `record` from the table if it holds nothing worth keeping.
+    private mutating func dropIfEmpty(_ record: Record) {
+        if record.isEmpty { records[record.key] = nil }
+    }
+
+    private mutating func startFill(_ record: Record) -> Ticket {
+        record.fillers += 1
+        return Ticket(record: record, time: clock)
+    }
+
+    /// Forgets the key of `record` (`nil`: a key the cache knows nothing of), stamping it.
+    private mutating func invalidate(_ key: String, record: Record?) {
+        let now = tick()
+        guard let record else { return }
+        if record.entry != nil { removeEntry(of: record) }
+        record.stamp = now
+        dropIfEmpty(record)
+    }
+
+    /// Counts a writer of `value` that starts at `time` in `record`.
+    private static func start(_ record: Record, value: DefaultsValue?, at time: Time) {
         record.writers += 1
-        record.stamp = ticket
+        record.stamp = time
         record.expected = value
     }
 
-    /// Ends a write of `value` to `key` that started at `ticket`. If the key's record stays
-    /// (other reads or writes are in flight), it is stamped with the time of the write's end:
+    /// Ends a write of `value` to `record`'s key that started at `started`. If writes or reads
+    /// are still in flight on the key, it is stamped with the time of the write's end:
     /// `untouched` if nothing else stamped the key meanwhile, `now` otherwise (two fresh times,
     /// later than every ticket taken before; a batch that changes a key twice tells by them
     /// whether its last change may still cache the value).
     private mutating func endWriting(
-        _ key: String, value: DefaultsValue?, ticket: Ticket, untouched: Ticket, now: Ticket, succeeded: Bool
+        _ record: Record, value: DefaultsValue?, started: Time, untouched: Time, now: Time, succeeded: Bool
     ) {
         writesInFlight -= 1
-        guard let index = activity.index(forKey: key) else { return }
-        var record = activity.values[index]
         record.writers -= 1
-        let alone = record.stamp == ticket || record.stamp == untouched
+        if writing === record { writing = nil }
+        let alone = record.stamp == started || record.stamp == untouched
         // Alone on the key from start to finish: the upstream holds exactly this value.
-        if succeeded, record.writers == 0, alone, isQuiet(since: ticket) {
-            entries[key] = .some(value)
+        if succeeded, record.writers == 0, alone, isQuiet(since: started) {
+            setEntry(record, value)
         }
+        if record.writers == 0 { record.expected = nil }
         if record.isIdle {
-            activity.remove(at: index)
+            dropIfEmpty(record)
         } else {
             record.stamp = alone ? untouched : now
-            activity.values[index] = record
         }
-    }
-
-    private mutating func store(_ record: Activity, for key: String) {
-        activity[key] = record.isIdle ? nil : record
     }
 }

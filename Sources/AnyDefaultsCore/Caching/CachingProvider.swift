@@ -166,10 +166,10 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         do {
             value = try upstream.value(forKey: key)
         } catch {
-            core.state.withLock { $0.abandonFill(key) }
+            core.state.withLock { $0.abandonFill(ticket) }
             throw error
         }
-        core.state.withLock { $0.finishFill(key, ticket: ticket, value: value) }
+        core.state.withLock { $0.finishFill(ticket, value: value) }
         return value
     }
 
@@ -215,10 +215,10 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         do {
             existed = try upstream.removeValueIfPresent(forKey: key)
         } catch {
-            core.state.withLock { $0.finishWrite(key, value: nil, ticket: ticket, succeeded: false) }
+            core.state.withLock { $0.finishWrite(ticket, value: nil, succeeded: false) }
             throw error
         }
-        core.state.withLock { $0.finishWrite(key, value: nil, ticket: ticket, succeeded: true) }
+        core.state.withLock { $0.finishWrite(ticket, value: nil, succeeded: true) }
         return existed
     }
 
@@ -233,10 +233,10 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
                 try upstream.removeValue(forKey: key)
             }
         } catch {
-            core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: false) }
+            core.state.withLock { $0.finishWrite(ticket, value: value, succeeded: false) }
             throw error
         }
-        core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: true) }
+        core.state.withLock { $0.finishWrite(ticket, value: value, succeeded: true) }
     }
 
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
@@ -295,10 +295,10 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
                 try await upstream.removeValueAsync(forKey: key)
             }
         } catch {
-            core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: false) }
+            core.state.withLock { $0.finishWrite(ticket, value: value, succeeded: false) }
             throw error
         }
-        core.state.withLock { $0.finishWrite(key, value: value, ticket: ticket, succeeded: true) }
+        core.state.withLock { $0.finishWrite(ticket, value: value, succeeded: true) }
     }
 
     public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
@@ -364,6 +364,12 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
             let values = try upstream.allValues()
             if core.state.withLock({ $0.finishBulkFill(values, ticket: ticket) }) { return }
         }
+    }
+
+    /// The number of keys the cache keeps a record of: those with an answer, a read or write in
+    /// flight, or a typed key's slot. For tests, which check that nothing else stays.
+    package var trackedKeyCount: Int {
+        core.state.withLock { $0.recordCount }
     }
 
     /// What the cache holds for `key`, without asking the upstream or counting a hit: `nil` when

@@ -70,9 +70,11 @@ final class ChangeFeed: Sendable {
     /// Numbers `event`, records it and hands it to the observers. Called by the provider's event
     /// delivery, one event at a time.
     func publish(_ event: DefaultsChangeEvent) {
-        var event = event
-        event.sequence = last.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+        // Numbered before anything else, and copied only for someone to receive it.
+        let sequence = last.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
         guard active.load(ordering: .acquiring) else { return }
+        var event = event
+        event.sequence = sequence
         let handlers = state.withLock { state -> [Handler] in
             state.record(event)
             return Array(state.handlers.values)

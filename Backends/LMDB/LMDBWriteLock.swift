@@ -31,19 +31,26 @@ struct LMDBWriteLock: Sendable {
     /// Takes the lock, waiting (from 10 µs, doubling to 1 ms between tries) at most `timeout`, or
     /// for a dying holder's exit to be through.
     func acquire(timeout: Duration) throws(DefaultsError) {
+        // A free lock, the usual case, takes one try and none of the wait's bookkeeping (a few
+        // hundred instructions of every commit).
+        if try tryLock() { return }
         // Commits hold the lock for microseconds: a waiter looks again at least every millisecond.
         var wait = FileLockWait(timeout: timeout, longestPause: .milliseconds(1))
         while true {
-            do throws(SystemCallError) {
-                if try FileLockWait.tryLock(descriptor, path: path) { return }
-            } catch {
-                throw DefaultsError.lmdb(error.number, "lock the store for writing", path: path)
-            }
             try wait.pause(
                 lockOn: descriptor,
                 orBusy: "Another process kept the store locked for writing beyond the lock timeout "
                     + "of \(timeout) (locktimeout=SECONDS in a store string, LMDBProvider.Options.lockTimeout in code); it may be stopped.",
                 backend: LMDBProvider.backend, path: path)
+            if try tryLock() { return }
+        }
+    }
+
+    private func tryLock() throws(DefaultsError) -> Bool {
+        do throws(SystemCallError) {
+            return try FileLockWait.tryLock(descriptor, path: path)
+        } catch {
+            throw DefaultsError.lmdb(error.number, "lock the store for writing", path: path)
         }
     }
 

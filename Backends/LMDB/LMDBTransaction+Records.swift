@@ -19,7 +19,7 @@ extension LMDBTransaction {
     /// equal to the stored one is not written).
     func apply(_ change: LMDBPreparedChange, scheme: LMDBKeyScheme) throws(DefaultsError) -> Bool {
         let key = change.key
-        return try change.utf8.withBytes { utf8 throws(DefaultsError) -> Bool in
+        return try key.withUTF8Bytes { utf8 throws(DefaultsError) -> Bool in
             if LMDBKeyScheme.isLong(utf8Count: utf8.count) {
                 return try applyLong(change, utf8: utf8, scheme: scheme)
             }
@@ -264,21 +264,20 @@ extension LMDBTransaction {
     }
 }
 
-/// A change ready for a write transaction: canonical key, its UTF-8 and the encoded value, all
-/// computed before the write lock is taken.
+/// A change ready for a write transaction: canonical key and encoded value, computed before the
+/// write lock is taken. (The key's UTF-8 is read in place when it is written: a copy would cost
+/// every write an allocation.)
 struct LMDBPreparedChange {
     let key: String
-    let utf8: [UInt8]
     let value: DefaultsValue?
     let record: [UInt8]?
 
     init(_ change: DefaultsChange) {
         key = change.key
-        utf8 = Array(change.key.utf8)
         value = change.value
         record = change.value.map(LMDBValueCodec.encode)
     }
 
     /// The bytes this change adds to the store, at most.
-    var size: Int { utf8.count + (record?.count ?? 0) }
+    var size: Int { key.utf8.count + (record?.count ?? 0) }
 }

@@ -143,3 +143,15 @@ package extension Array where Element == UInt8 {
         try withUnsafeBytes { bytes in Result { () throws(E) -> T in try body(bytes) } }.get()
     }
 }
+
+package extension String {
+    /// The string's UTF-8 bytes, read in place where the string stores them contiguously (a
+    /// native Swift string), else from a copy; keeping the closure's typed error.
+    @inlinable
+    func withUTF8Bytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
+        let result = utf8.withContiguousStorageIfAvailable { bytes in
+            Result { () throws(E) -> T in try body(UnsafeRawBufferPointer(bytes)) }
+        }
+        return try (result ?? Array(utf8).withUnsafeBytes { bytes in Result { () throws(E) -> T in try body(bytes) } }).get()
+    }
+}

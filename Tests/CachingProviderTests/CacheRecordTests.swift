@@ -1,4 +1,5 @@
 import AnyDefaultsCore
+import TestSupport
 import Testing
 
 /// The cache keeps one record per key it knows something of (an answer, a read or write in
@@ -73,5 +74,44 @@ import Testing
         #expect(cache.trackedKeyCount == 0)
         for key in Self.keys { #expect(try cache.value(forKey: key) == nil) }
         #expect(cache.trackedKeyCount == Self.keys.count, "the absences read back are cached")
+    }
+
+    /// Generated operations over many keys, failures included: after each one, every answer the
+    /// cache holds is what the store holds, and the cache keeps a record of exactly the keys it
+    /// holds an answer for (no typed key has a slot here, and nothing is in flight).
+    @Test(arguments: [11, 12, 13])
+    func recordsFollowTheAnswersUnderGeneratedOperations(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let spy = SpyProvider()
+        let cache = spy.cached()
+        let names = (0..<40).map { "k\($0)" }
+        func name() -> String { names[Int(random.next() % UInt64(names.count))] }
+        for step in 0..<4000 {
+            let key = name()
+            let value = DefaultsValue.int(Int64(random.next() % 3))
+            let fails = random.next() % 8 == 0
+            if fails { spy.failNextWrites(1) }
+            switch random.next() % 9 {
+            case 0, 1: _ = try cache.value(forKey: key)
+            case 2: _ = try? cache.setValue(value, forKey: key)
+            case 3: _ = try? cache.removeValue(forKey: key)
+            case 4:
+                // A batch may change one key twice.
+                let other = name()
+                _ = try? cache.apply([.set(key, value), .remove(other), .set(other, value)])
+            case 5: cache.invalidate(key)
+            case 6: spy.externalWrite(key, random.next() % 2 == 0 ? value : nil)
+            case 7: _ = try cache.freshValue(forKey: key)
+            default:
+                if random.next() % 10 == 0 { _ = try? cache.removeAll() } else { _ = try? cache.removeValueIfPresent(forKey: key) }
+            }
+            spy.failNextWrites(0)
+            for key in names {
+                if let cached = cache.cachedEntry(forKey: key) {
+                    #expect(cached == spy.stored(key), "step \(step): \(key)")
+                }
+            }
+            #expect(cache.trackedKeyCount == cache.cachedKeyCount, "step \(step)")
+        }
     }
 }

@@ -38,6 +38,17 @@ public final class ObservableDefaultsProperty<Value: DefaultsSerializable>: Send
         return makeKey(prefix: prefix)
     }
 
+    /// Runs `body` with the typed key, without counting a reference to it: the property keeps its
+    /// key until it goes, and the model being read keeps the property. (A retain and a release
+    /// cost a read about as much as the typed read itself.)
+    @inlinable
+    func withKey<Result>(prefix: String, _ body: (DefaultsKey<Value>) -> Result) -> Result {
+        if let key = UnsafeRawPointer(bitPattern: fullKey.load(ordering: .acquiring)) {
+            return Unmanaged<DefaultsKey<Value>>.fromOpaque(key)._withUnsafeGuaranteedRef(body)
+        }
+        return body(makeKey(prefix: prefix))
+    }
+
     /// Makes the key and keeps it, unless another thread was first: then that one is kept.
     @usableFromInline
     func makeKey(prefix: String) -> DefaultsKey<Value> {

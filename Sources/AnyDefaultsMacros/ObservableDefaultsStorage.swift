@@ -36,10 +36,9 @@ public final class ObservableDefaultsStorage: Sendable {
         of property: ObservableDefaultsProperty<Value>, in model: Model,
         keyPath: @autoclosure () -> KeyPath<Model, Value>
     ) -> Value {
-        let key = property.key(prefix: prefix)
-        guard ignoresExternalChanges else { return store[key] }
+        guard ignoresExternalChanges else { return property.withKey(prefix: prefix) { store[$0] } }
         registrar.access(model, keyPath: keyPath())
-        return store.untrackedValue(of: key)
+        return property.withKey(prefix: prefix) { store.untrackedValue(of: $0) }
     }
 
     /// Stores a new value for a stored property (`nil` removes the key of an optional).

@@ -32,10 +32,7 @@ public final class ObservableDefaultsProperty<Value: DefaultsSerializable>: Send
     /// The typed key: `name` after `prefix`, with the default.
     @inlinable
     public func key(prefix: String) -> DefaultsKey<Value> {
-        if let key = UnsafeRawPointer(bitPattern: fullKey.load(ordering: .acquiring)) {
-            return Unmanaged<DefaultsKey<Value>>.fromOpaque(key).takeUnretainedValue()
-        }
-        return makeKey(prefix: prefix)
+        withKey(prefix: prefix) { $0 }
     }
 
     /// Runs `body` with the typed key, without counting a reference to it: the property keeps its

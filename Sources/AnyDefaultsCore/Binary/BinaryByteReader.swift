@@ -146,7 +146,9 @@ package extension Array where Element == UInt8 {
 
 package extension String {
     /// The string's UTF-8 bytes, read in place where the string stores them contiguously (a
-    /// native Swift string), else from a copy; keeping the closure's typed error.
+    /// native Swift string), else from a copy; keeping the closure's typed error. (LMDB's read
+    /// path spells this out with a closure that returns plain values: through `Result` a read
+    /// costs about 20 instructions more.)
     @inlinable
     func withUTF8Bytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
         let result = utf8.withContiguousStorageIfAvailable { bytes in

@@ -15,7 +15,8 @@ extension JSONFileProvider {
         /// What to do with a bad file. Default: ``CorruptionPolicy/fail``.
         public var corruptionPolicy: CorruptionPolicy
         /// How long a write waits for another process's lock before it throws `busy`.
-        /// Default: 10 seconds.
+        /// Default: 10 seconds. On Linux a holder that works (killed and exiting, or writing again
+        /// and again) is waited for past it, at most 30 s more; a stopped one is not.
         public var lockTimeout: Duration
         /// If set, a read first checks (with one `stat`) whether another process changed the file,
         /// at most once per interval. Default: `nil`, reads never touch the disk.

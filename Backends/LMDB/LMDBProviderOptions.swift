@@ -47,9 +47,10 @@ extension LMDBProvider {
         /// How long a call waits for another process at most before it fails with
         /// ``DefaultsError/Code-swift.struct/busy``: for LMDB's write lock (held by a writer in
         /// another process), and, after the data file was replaced, for the processes still
-        /// using the replaced one to let go of the lock file. Default 5 s. A writer that was
-        /// killed while it held the write lock is waited for past it while its exit goes through
-        /// (at most 30 s more): the kernel frees its lock only then, which under load takes seconds.
+        /// using the replaced one to let go of the lock file. Default 5 s. On Linux a holder that
+        /// works is waited for past it (at most 30 s more): one killed while it held the lock,
+        /// while its exit goes through (the kernel frees its lock only then, which under load
+        /// takes seconds), and one that commits again and again. A stopped holder is not.
         public var lockTimeout: Duration
 
         /// Creates options; sizes are rounded up to whole memory pages.

@@ -9,9 +9,10 @@ import AnyDefaultsPlatform
 /// a debugger) while it holds it would block every other writer forever; a writer that died is
 /// no problem (the mutex is robust). Taken before LMDB's, this lock bounds the wait: a writer that
 /// cannot get it within ``LMDBProvider/Options-swift.struct/lockTimeout`` fails with `busy` and
-/// never reaches LMDB's mutex. A holder that was killed is waited for past the timeout while it
-/// exits (`FileLockWait.pause(lockOn:)`): its lock is free once the kernel has closed its files,
-/// which under load can take seconds. (A program that writes with liblmdb directly does not take
+/// never reaches LMDB's mutex. A holder that works is waited for past the timeout
+/// (`FileLockWait.pause(lockOn:)`, `LockHolderPatience`): one that was killed, whose lock is free
+/// once the kernel has closed its files (under load that can take seconds), and one that commits
+/// back to back, whose short releases a polling waiter can miss for seconds. (A program that writes with liblmdb directly does not take
 /// it; a writer of such a program stopped while holding LMDB's lock still blocks ours.)
 ///
 /// An `flock` belongs to the open file description, so the threads of this process share it: they

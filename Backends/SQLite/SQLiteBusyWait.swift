@@ -10,19 +10,24 @@ import AnyDefaultsPlatform
 /// starts at 10 µs and doubles up to 2 ms, which keeps waiters close behind a lock that is held
 /// for microseconds (a synchronous NORMAL commit) without spinning when it is held for longer.
 ///
-/// A holder that was killed keeps SQLite's locks until the kernel has closed its files, which can
-/// take seconds under load (see `FileLockHolder`): past the timeout, while a process holding a lock
-/// on the store's `-shm` is dying, the wait goes on, the timeout starting again, at most
-/// `FileLockWait.dyingHolderLimit` past the first timeout.
+/// The timeout is for a holder that is stuck (stopped, or keeping the lock without doing
+/// anything): past it, while the processes holding locks on the store's `-shm` work (one is dying,
+/// or running, or the locks changed hands: `LockHolderPatience`), the wait goes on, at most
+/// `FileLockWait.holderPatienceLimit` past the first timeout. A killed holder keeps SQLite's locks
+/// until the kernel has closed its files, which can take seconds under load; writers that commit
+/// again and again can leave a polling waiter no gap for seconds under load.
 struct SQLiteBusyWait {
+    let timeout: Duration
     let timeoutNanoseconds: UInt64
     /// The store's shared-memory index, where SQLite keeps its locks in WAL mode.
     let lockFile: String
-    private var startedAt: UInt64 = 0
-    /// Set once the timeout passed while the holder was dying.
-    private var grace: DyingHolderGrace?
+    /// When the wait gives up, unless the holders are working then.
+    private var deadline: UInt64 = 0
+    /// Set once the timeout passed while the holders were working.
+    private var patience: LockHolderPatience?
 
     init(timeout: Duration, store path: String) {
+        self.timeout = timeout
         timeoutNanoseconds = timeout.clampedNanoseconds
         lockFile = path + "-shm"
     }
@@ -38,17 +43,18 @@ struct SQLiteBusyWait {
     private mutating func pause(attempt: Int32) -> Bool {
         let now = Self.monotonicNanoseconds()
         // `attempt` counts the calls for this one lock, so 0 starts a new wait.
-        if attempt == 0 { (startedAt, grace) = (now, nil) }
-        var waited = now &- startedAt
-        if waited >= timeoutNanoseconds {
-            var extended = grace ?? DyingHolderGrace()
-            guard extended.limit(at: .now, holderIsDying: { FileLockHolder.isDying(holderOfLocksOn: lockFile) }) != nil else { return false }
-            grace = extended
-            (startedAt, waited) = (now, 0)
+        if attempt == 0 { (deadline, patience) = (now &+ timeoutNanoseconds, nil) }
+        if now >= deadline {
+            var extended = patience ?? LockHolderPatience()
+            let clock = ContinuousClock.now
+            guard let next = extended.deadline(at: clock, timeout: timeout, look: { FileLockHolder.look(atHoldersOfLocksOn: lockFile) })
+            else { return false }
+            patience = extended
+            deadline = now &+ (next - clock).clampedNanoseconds
         }
         let step: UInt64 = min(10_000 << UInt64(min(attempt, 8)), 2_000_000)
-        // Waiting for a dying holder, a zero timeout must not make it spin.
-        Self.sleep(nanoseconds: grace == nil ? min(step, timeoutNanoseconds - waited) : step)
+        // Waiting past the timeout, a zero timeout must not make it spin.
+        Self.sleep(nanoseconds: patience == nil ? min(step, deadline &- now) : step)
         return true
     }
 

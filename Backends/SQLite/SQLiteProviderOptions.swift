@@ -11,6 +11,8 @@ extension SQLiteProvider {
         public var durability: Durability
         /// How long a write waits for another connection's transaction before failing with
         /// ``DefaultsError/Code-swift.struct/busy``; taken as between zero and one year. 5 seconds by default.
+        /// On Linux a holder in another process that works (killed and exiting, or committing
+        /// again and again) is waited for past it, at most 30 s more; a stopped one is not.
         public var lockTimeout: Duration
 
         public init(durability: Durability = .normal, lockTimeout: Duration = .seconds(5)) {

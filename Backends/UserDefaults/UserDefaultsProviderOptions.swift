@@ -24,7 +24,8 @@ extension UserDefaultsProvider {
 
         /// How long a write waits for another process that is writing the same preferences
         /// directory before it fails with ``AnyDefaultsCore/DefaultsError/Code-swift.struct/busy``.
-        /// Ignored on Apple platforms.
+        /// On Linux a writer that works (killed and exiting, or writing again and again) is waited
+        /// for past it, at most 30 s more; a stopped one is not. Ignored on Apple platforms.
         public var lockTimeout: Duration
 
         /// Creates options; the defaults fail on a damaged file, re-check the file at most every

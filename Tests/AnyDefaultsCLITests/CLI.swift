@@ -141,16 +141,19 @@ struct CLI {
     }
 }
 
-/// A running `anydefaults`, its standard output collected line by line.
+/// A running `anydefaults`, its standard output collected line by line and its standard error
+/// as it arrives.
 final class RunningCLI {
     let process: Process
     private let error: Pipe
+    private let errorOutput: Collected
     private let collected = Collected()
     private let reader: Thread
 
     init(process: Process, output: Pipe, error: Pipe) {
         self.process = process
         self.error = error
+        errorOutput = Collected(reading: error.fileHandleForReading)
         let collected = collected
         let handle = output.fileHandleForReading
         reader = Thread {
@@ -179,16 +182,26 @@ final class RunningCLI {
         return condition(lines)
     }
 
+    /// The standard error written so far.
+    var standardError: String {
+        String(decoding: errorOutput.data.withLock { $0 }, as: UTF8.self)
+    }
+
+    /// Waits until `condition` holds for the standard error written so far (or the timeout
+    /// passes); returns whether it held.
+    func waitForError(timeout: Duration = .patience, until condition: (String) -> Bool) -> Bool {
+        waitUntil(within: timeout) { condition(standardError) }
+    }
+
     /// Waits for the process to end (killing it after `timeout`) and returns its standard error.
     func finish(timeout: Duration = .seconds(10)) -> String {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        // Let the reader take the last output: it ends at the end of the pipe.
-        let readDeadline = ContinuousClock.now + .seconds(2)
-        while !reader.isFinished, ContinuousClock.now < readDeadline { usleep(5_000) }
-        return String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Let the readers take the last output: they end at the end of their pipes.
+        _ = waitUntil(within: .seconds(10)) { reader.isFinished && errorOutput.finished.withLock { $0 } }
+        return standardError
     }
 }
 

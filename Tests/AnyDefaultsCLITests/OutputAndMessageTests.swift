@@ -105,9 +105,11 @@ import Testing
             #expect(bad.status == 64)
             // `watch` lines are one per change.
             let watcher = try cli.start(["--store", store, "watch", "--count", "1"])
-            usleep(300_000)
-            try cli.succeed(["--store", store, "write", key, "w"])
-            _ = watcher.wait { !$0.isEmpty }
+            // A write made before the watcher has read the store is not a change to it: write
+            // new values until one is reported.
+            for attempt in 0..<50 where !watcher.wait(timeout: .milliseconds(200), until: { !$0.isEmpty }) {
+                try cli.succeed(["--store", store, "write", key, "w\(attempt)"])
+            }
             _ = watcher.finish()
             #expect(watcher.lines.count == 1 && watcher.lines.allSatisfy(Self.isClean), "\(watcher.lines)")
             #expect(watcher.lines.first?.filter { $0 == "\t" }.count == 1, "\(watcher.lines)")

@@ -59,7 +59,9 @@ import Testing
         var remove: Set<String> = []
         remove.insert(try make(".\(name).tmp-\(dead)-abandoned"))
         keep.insert(try make(".\(name).tmp-\(getpid())-alive"))
-        keep.insert(try make(".\(name).tmp-\(dead)-fresh", modified: Date()))
+        // Fresh: modified less than the abandoned age before the cleanup, however slowly the
+        // command starts on a loaded machine.
+        keep.insert(try make(".\(name).tmp-\(dead)-fresh", modified: Date().addingTimeInterval(60)))
         keep.insert(try make(".other-\(name).tmp-\(dead)-another-file"))
         let locked = try make(".\(name).tmp-\(dead)-locked")
         keep.insert(locked)

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Changes made by another, real process (TestChild) reach the publishers and the
 /// `@PublishedDefault` properties of this one, on every backend that reports such changes.
-@Suite struct OtherProcessTests {
+@Suite(.ownThreads) struct OtherProcessTests {
     @Test(arguments: Backend.reportingOtherProcesses, [true, false])
     func aChangeByAnotherProcessIsPublished(_ backend: Backend, cached: Bool) async throws {
         try await backend.withStore(cached: cached) { defaults, configuration in

@@ -15,14 +15,15 @@ import TestSupport
             #expect(try FileLockWait.tryLock(holder, path: path))
             #expect(try !FileLockWait.tryLock(waiter, path: path))
 
-            var wait = FileLockWait(timeout: .milliseconds(50))
+            // Long enough that a stalled thread still pauses more than once before it gives up.
+            var wait = FileLockWait(timeout: .seconds(1))
             let started = ContinuousClock.now
             var pauses = 0
             while try !FileLockWait.tryLock(waiter, path: path) {
                 guard wait.pause() else { break }
                 pauses += 1
             }
-            #expect(ContinuousClock.now - started >= .milliseconds(50))
+            #expect(ContinuousClock.now - started >= .seconds(1))
             #expect(pauses > 1)
 
             flock(holder, LOCK_UN)
@@ -54,12 +55,16 @@ import TestSupport
             defer { close(holder); close(waiter) }
             var info = stat()
             #expect(fstat(waiter, &info) == 0)
-            #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"]).isEmpty)
+            #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"]) == [])
+            #expect(FileLockHolder.look(atLockOn: waiter) == FileLockHolder.Look(), "free: no holder")
             #expect(try FileLockWait.tryLock(holder, path: path))
             #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"]) == [getpid()])
-            #expect(FileLockHolder.holders(of: info, kinds: ["POSIX"]).isEmpty)
-            #expect(!FileLockHolder.isDying(lockOn: waiter))
-            #expect(!FileLockHolder.isDying(holderOfLocksOn: path))
+            #expect(FileLockHolder.holders(of: info, kinds: ["POSIX"]) == [])
+            // This process is never looked at: its own lock tells nothing of another's work. Its
+            // flock is another descriptor's (nothing to tell); among all the locks on a file,
+            // it is left out (SQLite's connections all hold some).
+            #expect(FileLockHolder.look(atLockOn: waiter) == nil)
+            #expect(FileLockHolder.look(atHoldersOfLocksOn: path) == FileLockHolder.Look())
             var wait = FileLockWait(timeout: .milliseconds(20))
             let started = ContinuousClock.now
             while try !FileLockWait.tryLock(waiter, path: path) {
@@ -68,6 +73,52 @@ import TestSupport
             #expect(ContinuousClock.now - started < .seconds(5))
         }
         #endif
+    }
+
+    /// The rule past the timeout, look by look, against what it must answer.
+    @Test func pastTheTimeoutTheWaitGoesOnWhileTheHoldersWork() {
+        typealias Look = FileLockHolder.Look
+        func look(_ holders: Set<pid_t>, cpu: UInt64 = 0, dying: Bool = false, stopped: Bool = false, running: Bool = false) -> Look {
+            var look = Look()
+            (look.holders, look.cpuTicks, look.dying, look.stopped, look.running) = (holders, cpu, dying, stopped, running)
+            return look
+        }
+        let start = ContinuousClock.now
+        let second = Duration.seconds(1)
+        func next(_ patience: inout LockHolderPatience, at offset: Duration, timeout: Duration = .seconds(5), _ seen: Look?) -> Duration? {
+            patience.deadline(at: start + offset, timeout: timeout, look: { seen }).map { $0 - start }
+        }
+        // Nothing to tell (no /proc, another namespace): give up.
+        var blind = LockHolderPatience()
+        #expect(next(&blind, at: .zero, nil) == nil)
+        // Stopped: give up at once, even after working looks.
+        var stopped = LockHolderPatience()
+        #expect(next(&stopped, at: .zero, look([7], running: true)) == second)
+        #expect(next(&stopped, at: second, look([7], cpu: 3, stopped: true)) == nil)
+        // Sleeping with the lock: the first look counts as working, the second, unchanged, not.
+        var sleeping = LockHolderPatience()
+        #expect(next(&sleeping, at: .zero, look([7], cpu: 9)) == second)
+        #expect(next(&sleeping, at: second, look([7], cpu: 9)) == nil)
+        // Working: CPU time used, another holder, or on a CPU; looked at every min(timeout, 1 s).
+        var working = LockHolderPatience()
+        #expect(next(&working, at: .zero, look([7], cpu: 9)) == second)
+        #expect(next(&working, at: second, look([7], cpu: 10)) == second * 2)
+        #expect(next(&working, at: second * 2, look([8], cpu: 10)) == second * 3)
+        #expect(next(&working, at: second * 3, look([8], cpu: 10, running: true)) == second * 4)
+        #expect(next(&working, at: second * 4, timeout: .milliseconds(200), look([8], cpu: 11)) == second * 4 + .milliseconds(200))
+        // Free at that moment: try again at once.
+        #expect(next(&working, at: second * 5, look([])) == second * 5)
+        // Dying: the timeout starts again.
+        #expect(next(&working, at: second * 6, look([8], dying: true)) == second * 11)
+        // Never past the limit, counted from the first look.
+        let limit = FileLockWait.holderPatienceLimit
+        #expect(next(&working, at: limit - .milliseconds(100), look([8], cpu: 12)) == limit)
+        #expect(next(&working, at: limit, look([8], cpu: 13)) == nil)
+        // A zero timeout waits for a dying holder only.
+        var impatient = LockHolderPatience()
+        #expect(next(&impatient, at: .zero, timeout: .zero, look([7], running: true)) == nil)
+        var forDying = LockHolderPatience()
+        #expect(next(&forDying, at: .zero, timeout: .zero, look([7], dying: true)) == .zero)
     }
 
     @Test func aZeroTimeoutGivesUpAtOnce() {

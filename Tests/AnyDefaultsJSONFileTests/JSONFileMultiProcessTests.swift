@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Real child processes (TestChild) on one file.
-@Suite struct JSONFileMultiProcessTests {
+@Suite(.ownThreads) struct JSONFileMultiProcessTests {
     @Test func processesWritingAtOnceLoseNoUpdate() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")
@@ -50,8 +50,7 @@ import Testing
             let events = EventLog(store)
             let result = try ChildProcess.run("TestChild", ["apply", "json:" + path, "fromChild=7"])
             #expect(result.status == 0, "\(result.standardError)")
-            let deadline = ContinuousClock.now + .seconds(5)
-            while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
+            _ = waitUntil { !events.all.isEmpty }
             #expect(events.all == [DefaultsChangeEvent(key: "fromChild", newValue: .int(7), origin: .external)])
             #expect(try store.value(forKey: "fromChild") == .int(7))
         }
@@ -66,8 +65,7 @@ import Testing
             let events = EventLog(store)
             let result = try ChildProcess.run("TestChild", ["apply", "json:" + path, "fromChild=8"])
             #expect(result.status == 0, "\(result.standardError)")
-            let deadline = ContinuousClock.now + .seconds(5)
-            while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
+            _ = waitUntil { !events.all.isEmpty }
             #expect(try store.value(forKey: "fromChild") == .int(8))
         }
     }
@@ -76,7 +74,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")
             let store = try JSONFileProvider(path: path, options: .init(lockTimeout: .milliseconds(150)))
-            let (holder, output, _) = try ChildProcess.start("TestChild", ["hold-lock", "json:" + store.path, "1.5"])
+            let (holder, output, _) = try ChildProcess.start("TestChild", ["hold-lock", "json:" + store.path, "600"])
+            defer { kill(holder.processIdentifier, SIGKILL) }
             // Wait until the child has the lock.
             let line = output.fileHandleForReading.availableData
             #expect(String(decoding: line, as: UTF8.self) == "locked\n")
@@ -86,7 +85,10 @@ import Testing
             #expect(error.path == store.path + ".lock")
             #expect(ContinuousClock.now - started >= .milliseconds(150))
             #expect(try store.value(forKey: "a") == nil)
-            // Once the holder is gone, writing works; a patient writer simply waits.
+            // Once the holder is gone (killed half a second from now), writing works; a patient
+            // writer simply waits.
+            let pid = holder.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(500)) { kill(pid, SIGKILL) }
             let patient = try JSONFileProvider(path: path)
             try patient.setValue(.int(2), forKey: "a")
             #expect(ContinuousClock.now - started >= .milliseconds(500))

@@ -355,8 +355,7 @@ import Testing
             #expect(store.capabilities.contains(.externalChanges))
             let events = EventLog(store)
             try FileFacts.write("{\"a\": 1}", to: path)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while events.all.isEmpty, ContinuousClock.now < deadline { usleep(5000) }
+            _ = waitUntil { !events.all.isEmpty }
             #expect(events.all == [DefaultsChangeEvent(key: "a", newValue: .int(1), origin: .external)])
             #expect(try store.value(forKey: "a") == .int(1))
             // A damaged file is not taken in, and not reported until someone asks.

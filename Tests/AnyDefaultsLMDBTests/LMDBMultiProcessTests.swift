@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct LMDBMultiProcessTests {
+@Suite(.ownThreads) struct LMDBMultiProcessTests {
     @Test func concurrentProcessesLoseNoUpdate() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("store")

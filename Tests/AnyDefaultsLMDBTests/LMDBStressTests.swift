@@ -14,7 +14,7 @@ import AnyDefaultsPlatform
 ///
 /// `ANYDEFAULTS_LMDB_STRESS_SECONDS` sets the length (default 20 s); `ANYDEFAULTS_LMDB_STRESS_SEED`
 /// the seed of the kill schedule (default: random, printed).
-@Suite struct LMDBStressTests {
+@Suite(.ownThreads) struct LMDBStressTests {
     static let environment = ProcessInfo.processInfo.environment
     static let seconds = environment["ANYDEFAULTS_LMDB_STRESS_SECONDS"].flatMap { Double($0) } ?? 20
 

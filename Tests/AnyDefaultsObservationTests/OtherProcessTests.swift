@@ -5,7 +5,7 @@ import Testing
 
 /// A change made by another process reaches streams, Observation and models, on a backend that
 /// reports such changes (the JSON file backend watches its file).
-@Suite struct OtherProcessTests {
+@Suite(.ownThreads) struct OtherProcessTests {
     private static let count = DefaultsKey<Int>("player.count", default: 0)
 
     @Test func aWriteByAnotherProcessReachesThisOne() async throws {

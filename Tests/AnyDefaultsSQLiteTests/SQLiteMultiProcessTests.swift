@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct SQLiteMultiProcessTests {
+@Suite(.ownThreads) struct SQLiteMultiProcessTests {
     @Test func concurrentProcessesLoseNoUpdateAndNeverReportLocked() throws {
         try withTemporaryDirectory { directory in
             // The file does not exist yet: the children also race to create it.

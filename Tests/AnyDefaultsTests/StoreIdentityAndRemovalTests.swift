@@ -56,8 +56,7 @@ import TestSupport
                 for key in removable { model.removeValue(forKey: key) }
                 #expect(try provider.allValues() == model, "seed \(seed)")
                 // One removal event per removed key.
-                let deadline = ContinuousClock.now + .seconds(5)
-                while events.withLock({ $0.count }) < removable.count, ContinuousClock.now < deadline { usleep(1_000) }
+                _ = waitUntil { events.withLock({ $0.count }) >= removable.count }
                 #expect(Set(events.withLock { $0 }.filter { $0.newValue == nil }.map(\.key)) == Set(removable), "seed \(seed)")
             }
             #expect(try provider.removeValues(ifUnchanged: [:]) == [])
@@ -98,11 +97,8 @@ import TestSupport
             }
             done.store(true, ordering: .relaxed)
             while !writer.isFinished { usleep(1_000) }
-            let deadline = ContinuousClock.now + .seconds(5)
             let expectedRemovals = removedValues.withLock { $0.count }
-            while events.withLock({ $0.filter { $0.newValue == nil }.count }) < expectedRemovals, ContinuousClock.now < deadline {
-                usleep(1_000)
-            }
+            _ = waitUntil { events.withLock({ $0.filter { $0.newValue == nil }.count }) >= expectedRemovals }
             var unexplained = removedValues.withLock { $0 }
             var previous: DefaultsValue?
             var bad: [String] = []

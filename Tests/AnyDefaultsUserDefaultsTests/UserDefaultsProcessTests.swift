@@ -8,7 +8,7 @@ import TestSupport
 /// The provider and Foundation in other processes. Children that need their own preferences
 /// directory get XDG_CONFIG_HOME pointing into a temporary directory: Foundation reads it only at
 /// start-up, so it cannot be changed inside this process.
-@Suite struct UserDefaultsProcessTests {
+@Suite(.ownThreads) struct UserDefaultsProcessTests {
     static let child = "TestChild"
 
     /// Runs the child with its preferences in `directory`, expecting success.
@@ -82,7 +82,7 @@ import TestSupport
 
     @Test func aWriterWaitsForTheLockAndGivesUpAsBusy() throws {
         try withTemporaryDirectory { directory in
-            let holder = try ChildProcess.start(Self.child, ["hold-lock", "userdefaults:shared", "3"], environment: ["XDG_CONFIG_HOME": directory.path])
+            let holder = try ChildProcess.start(Self.child, ["hold-lock", "userdefaults:shared", "600"], environment: ["XDG_CONFIG_HOME": directory.path])
             defer {
                 // SIGKILL: the child may have inherited a mask that blocks SIGTERM.
                 kill(holder.process.processIdentifier, SIGKILL)

@@ -39,7 +39,7 @@ struct Signal: Sendable {
 
     /// Whether the signal came within `seconds`.
     @discardableResult
-    func wait(seconds: Double = 5) -> Bool {
+    func wait(seconds: Double = 30) -> Bool {
         semaphore.wait(timeout: .now() + seconds) == .success
     }
 }

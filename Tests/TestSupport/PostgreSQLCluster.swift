@@ -170,6 +170,11 @@ public final class PostgreSQLCluster: Sendable {
 
     /// Starts the server stopped by ``stopServerOnly()`` again, on the same port.
     public func startServerOnly() throws {
+        // The port was free a moment ago; if something else holds it for a moment now, wait.
+        for _ in 0..<4 {
+            if (try? run("pg_ctl", Self.startArguments(directory: directory, port: port))) != nil { return }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
         try run("pg_ctl", Self.startArguments(directory: directory, port: port))
     }
 
@@ -336,8 +341,28 @@ public final class PostgreSQLCluster: Sendable {
             description: "PostgreSQL's server programs (initdb, pg_ctl) were not found on the PATH or in /usr/lib/postgresql/*/bin: run scripts/bootstrap, which installs Debian's postgresql package.")
     }
 
-    /// A TCP port on 127.0.0.1 that is free now.
+    /// A TCP port on 127.0.0.1 that is free now, below the range the system takes the local
+    /// ports of outgoing connections from: a restart leaves the port free for a moment, and an
+    /// outgoing connection (the provider's own, reconnecting) must not be given it then.
     private static func freeLoopbackPort() -> Int {
+        // Linux says where the range starts; 32768 is its default and below Apple's 49152.
+        #if os(Linux)
+        let rangeStart = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        #else
+        let rangeStart = 32768
+        #endif
+        let highest = max(10_100, rangeStart) - 1
+        for _ in 0..<200 {
+            let port = Int.random(in: 10_000...highest)
+            if bindLoopback(port: port) == port { return port }
+        }
+        return bindLoopback(port: 0) ?? Int.random(in: 10_000...highest)
+    }
+
+    /// Binds a socket to `port` on 127.0.0.1 (0: any free port) and closes it; returns the port
+    /// bound, or nil.
+    private static func bindLoopback(port: Int) -> Int? {
         #if canImport(Glibc)
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -347,12 +372,12 @@ public final class PostgreSQLCluster: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
         }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : Int.random(in: 20_000...60_000)
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 
     private static func escape(_ text: String) -> String {

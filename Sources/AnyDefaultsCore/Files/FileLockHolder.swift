@@ -2,38 +2,60 @@ import Foundation
 
 import AnyDefaultsPlatform
 
-/// Who holds the `flock` another process has on a file, as far as the system tells: for
-/// ``FileLockWait``, which does not give up on a holder that is dying.
+/// What the processes holding a lock on a file are doing, as far as the system tells: for
+/// ``FileLockWait`` and SQLite's busy handler, which give up at their timeout on a holder that is
+/// stuck, not on one that is working (see ``LockHolderPatience``).
 ///
 /// A process killed while it holds an `flock` keeps it until the kernel has closed its files, and
 /// on Linux that can take seconds: the files' final release runs in reverse order of their
 /// descriptors, and releasing an inotify instance (every process that watches a store has one,
 /// opened after the store's lock file) waits for an RCU grace period, long under load. Such a
-/// holder is not stuck: its lock is free as soon as its exit is through.
+/// holder is not stuck: its lock is free as soon as its exit is through. Nor is a holder that
+/// commits again and again while others wait: a waiter that polls can miss the short moments
+/// the lock is free for seconds under load.
 package enum FileLockHolder {
-    /// Whether the process holding the `flock` on the file open as `descriptor` is dying: every
-    /// one of its threads is exiting or has SIGKILL pending. `false` when that cannot be told
-    /// (the lock is free, its holder is in another PID namespace, or the platform has no `/proc`).
-    package static func isDying(lockOn descriptor: Int32) -> Bool {
+    /// What the processes holding a lock were doing at one look.
+    package struct Look: Equatable, Sendable {
+        /// The holders, other than this process; none if the lock was free at that moment.
+        package var holders: Set<pid_t> = []
+        /// Their threads' CPU time so far, in clock ticks.
+        package var cpuTicks: UInt64 = 0
+        /// Whether one of them is dying: every one of its threads is exiting or has SIGKILL pending.
+        package var dying = false
+        /// Whether one of them is stopped: every one of its threads is stopped (SIGSTOP) or held by
+        /// a debugger.
+        package var stopped = false
+        /// Whether a thread of one of them is on a CPU or waiting for the disk.
+        package var running = false
+
+        package init() {}
+    }
+
+    /// A look at the processes other than this one that hold the `flock` on the file open as
+    /// `descriptor`; `nil` when the system does not tell (a holder in another PID namespace, or
+    /// no `/proc`) or this process holds it.
+    package static func look(atLockOn descriptor: Int32) -> Look? {
         #if os(Linux)
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return false }
-        return holders(of: info, kinds: ["FLOCK"]).contains(where: isDying(process:))
+        guard fstat(descriptor, &info) == 0, let holders = holders(of: info, kinds: ["FLOCK"]) else { return nil }
+        // Held through another descriptor of this process: nothing another process does.
+        return holders == [getpid()] ? nil : look(at: holders)
         #else
-        return false
+        return nil
         #endif
     }
 
-    /// Whether a process holding a lock of any kind (`flock`, POSIX or open-file-description
-    /// record locks, as SQLite takes in `-shm`) on the file at `path` is dying. Waiters that do
-    /// not know which holder blocks them (SQLite's busy handler) ask this.
-    package static func isDying(holderOfLocksOn path: String) -> Bool {
+    /// A look at the processes other than this one that hold a lock of any kind (`flock`, POSIX
+    /// or open-file-description record locks, as SQLite takes in `-shm`) on the file at `path`.
+    /// Waiters that do not know which holder blocks them (SQLite's busy handler) ask this; every
+    /// connection holds some lock on `-shm`, so the ones of this process are left out.
+    package static func look(atHoldersOfLocksOn path: String) -> Look? {
         #if os(Linux)
         var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return holders(of: info, kinds: ["FLOCK", "POSIX", "OFDLCK"]).contains(where: isDying(process:))
+        guard stat(path, &info) == 0 else { return nil }
+        return look(at: holders(of: info, kinds: ["FLOCK", "POSIX", "OFDLCK"]))
         #else
-        return false
+        return nil
         #endif
     }
 
@@ -44,9 +66,10 @@ package enum FileLockHolder {
     private static let killBit: UInt64 = 1 << (UInt64(SIGKILL) - 1)
 
     /// The PIDs of the processes holding locks of `kinds` on the file `info` describes, from
-    /// `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF`).
-    static func holders(of info: stat, kinds: Set<Substring>) -> Set<pid_t> {
-        guard let locks = contents(of: "/proc/locks") else { return [] }
+    /// `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF`); `nil` if a holder is in
+    /// another PID namespace (PID 0) or `/proc/locks` cannot be read.
+    static func holders(of info: stat, kinds: Set<Substring>) -> Set<pid_t>? {
+        guard let locks = contents(of: "/proc/locks") else { return nil }
         let device = UInt64(info.st_dev)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
         let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
@@ -54,38 +77,65 @@ package enum FileLockHolder {
         var pids: Set<pid_t> = []
         for line in locks.split(separator: "\n") {
             let fields = line.split(separator: " ")
-            // Waiters' lines have "->" in the second field; PID 0 is a holder in another namespace.
-            guard fields.count >= 6, kinds.contains(fields[1]), fields[5] == file, let pid = pid_t(fields[4]), pid > 0 else { continue }
+            // Waiters' lines have "->" in the second field.
+            guard fields.count >= 6, kinds.contains(fields[1]), fields[5] == file, let pid = pid_t(fields[4]) else { continue }
+            // PID 0 is a holder in another namespace.
+            guard pid > 0 else { return nil }
             pids.insert(pid)
         }
         return pids
     }
 
-    /// Whether every thread of process `pid` is exiting or has SIGKILL pending.
-    private static func isDying(process pid: pid_t) -> Bool {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return !tasks.isEmpty && tasks.allSatisfy { isDying(task: "/proc/\(pid)/task/\($0)") }
-    }
-
-    /// `%02x`, as `/proc/locks` writes device numbers.
-    private static func hex(_ value: UInt64) -> String {
-        let text = String(value, radix: 16)
-        return text.count < 2 ? "0" + text : text
-    }
-
-    /// Whether the thread whose `/proc` directory is `path` is exiting or has SIGKILL pending.
-    private static func isDying(task path: String) -> Bool {
-        if let stat = contents(of: path + "/stat"), let close = stat.lastIndex(of: ")") {
-            // After the command name: state, ppid, pgrp, session, tty_nr, tpgid, flags.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 6, let flags = UInt64(fields[6]), flags & exiting != 0 { return true }
+    /// What the processes `pids`, other than this one, are doing; `nil` if `pids` is.
+    private static func look(at pids: Set<pid_t>?) -> Look? {
+        guard let pids else { return nil }
+        let others = pids.subtracting([getpid()])
+        var look = Look()
+        look.holders = others
+        for pid in others {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            var exiting = 0
+            var halted = 0
+            for task in tasks {
+                let path = "/proc/\(pid)/task/\(task)"
+                guard let thread = thread(path) else { continue }
+                look.cpuTicks &+= thread.cpuTicks
+                if thread.state == "R" || thread.state == "D" { look.running = true }
+                if thread.state == "T" || thread.state == "t" { halted += 1 }
+                if thread.exiting || killPending(path) { exiting += 1 }
+            }
+            if !tasks.isEmpty, exiting == tasks.count { look.dying = true }
+            if !tasks.isEmpty, halted == tasks.count { look.stopped = true }
         }
+        return look
+    }
+
+    /// The state, the exit flag and the CPU time of the thread whose `/proc` directory is `path`.
+    private static func thread(_ path: String) -> (state: Character, exiting: Bool, cpuTicks: UInt64)? {
+        guard let stat = contents(of: path + "/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        // After the command name: state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt,
+        // cminflt, majflt, cmajflt, utime, stime.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let state = fields[0].first, let flags = UInt64(fields[6]),
+            let user = UInt64(fields[11]), let system = UInt64(fields[12])
+        else { return nil }
+        return (state, flags & exiting != 0, user &+ system)
+    }
+
+    /// Whether the thread whose `/proc` directory is `path` has SIGKILL pending.
+    private static func killPending(_ path: String) -> Bool {
         guard let status = contents(of: path + "/status") else { return false }
         for line in status.split(separator: "\n") where line.hasPrefix("SigPnd:") || line.hasPrefix("ShdPnd:") {
             let mask = line.drop(while: { $0 != ":" }).dropFirst().trimmingCharacters(in: .whitespaces)
             if let pending = UInt64(mask, radix: 16), pending & killBit != 0 { return true }
         }
         return false
+    }
+
+    /// `%02x`, as `/proc/locks` writes device numbers.
+    private static func hex(_ value: UInt64) -> String {
+        let text = String(value, radix: 16)
+        return text.count < 2 ? "0" + text : text
     }
 
     /// The text of a (small, `/proc`) file, read to its end: `/proc` files report no size.

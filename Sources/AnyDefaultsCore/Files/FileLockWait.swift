@@ -12,13 +12,14 @@ import AnyDefaultsPlatform
 /// }
 /// ```
 package struct FileLockWait {
-    /// How long past its timeout a wait goes on for a holder that is dying (see
-    /// ``pause(lockOn:)``): its exit has to be through in that time.
-    package static let dyingHolderLimit = Duration.seconds(30)
+    /// How long past its timeout a wait goes on at most for holders that are working (see
+    /// ``pause(lockOn:)``): a dying holder's exit has to be through in that time, and others'
+    /// commits have to leave this waiter a turn.
+    package static let holderPatienceLimit = Duration.seconds(30)
 
     private let timeout: Duration
     private var deadline: ContinuousClock.Instant
-    private var grace = DyingHolderGrace()
+    private var patience = LockHolderPatience()
     /// Microseconds before the next try: from 10 µs (a lock held for one commit is free again in
     /// microseconds) doubling to `longestPause` (a lock held for long costs no spinning).
     private var nextPause: UInt32 = 10
@@ -38,17 +39,15 @@ package struct FileLockWait {
         return true
     }
 
-    /// ``pause()`` for a wait on the `flock` of `descriptor`, which does not count a dying holder
-    /// against the timeout: past it, while the process holding the lock is dying (killed, or
-    /// exiting: ``FileLockHolder/isDying(lockOn:)``), the wait goes on, and the timeout starts
-    /// again, at most ``dyingHolderLimit`` past the first timeout. A killed holder keeps its lock
-    /// until the kernel has closed its files, which can take seconds under load; it is not a
-    /// stopped holder, which the timeout is for.
+    /// ``pause()`` for a wait on the `flock` of `descriptor`, which gives up at the timeout only
+    /// on a holder that is stuck: past it, the wait goes on while the holders work
+    /// (``LockHolderPatience``).
     package mutating func pause(lockOn descriptor: Int32) -> Bool {
         let now = ContinuousClock.now
         if now >= deadline {
-            guard let limit = grace.limit(at: now, holderIsDying: { FileLockHolder.isDying(lockOn: descriptor) }) else { return false }
-            deadline = min(now.advanced(by: timeout), limit)
+            guard let next = patience.deadline(at: now, timeout: timeout, look: { FileLockHolder.look(atLockOn: descriptor) })
+            else { return false }
+            deadline = next
         }
         sleepBeforeNextTry()
         return true
@@ -81,20 +80,49 @@ package struct FileLockWait {
     }
 }
 
-/// The rule for a holder that is dying, shared by every wait for another process's lock
-/// (``FileLockWait``, SQLite's busy handler): past the timeout, the wait goes on while the holder
-/// is dying, at most ``FileLockWait/dyingHolderLimit`` past the moment the timeout first passed.
-package struct DyingHolderGrace: Sendable {
+/// The rule for a lock whose holders keep it past the timeout, shared by every wait for another
+/// process's lock (``FileLockWait``, SQLite's busy handler).
+///
+/// The timeout is for a holder that is stuck: stopped (SIGSTOP, a debugger), or keeping the lock
+/// without doing anything. Past it, the wait goes on while the holders work, looked at again every
+/// `min(timeout, 1 s)` (``FileLockHolder``):
+///
+/// - one of them is dying (killed: its lock is free once its exit is through); the timeout then
+///   starts again;
+/// - or none is stopped, and one is on a CPU or waiting for the disk, or they used CPU time, or
+///   the lock changed hands, since the last look (the first look counts as working);
+/// - or the lock has no holder at that moment (it was just let go): the wait tries again at once.
+///
+/// At most ``FileLockWait/holderPatienceLimit`` past the moment the timeout first passed. A zero
+/// timeout waits for a dying holder only. Where the system does not tell (no `/proc`, a holder
+/// in another PID namespace, a holder in this process), the wait ends at the timeout.
+package struct LockHolderPatience: Sendable {
     private var end: ContinuousClock.Instant?
+    private var previous: FileLockHolder.Look?
 
     package init() {}
 
-    /// At `now`, past the timeout: when the wait must end all the same if it goes on, or `nil` to
-    /// give up (the holder is not dying, or the grace is over).
-    package mutating func limit(at now: ContinuousClock.Instant, holderIsDying: () -> Bool) -> ContinuousClock.Instant? {
-        let end = self.end ?? now.advanced(by: FileLockWait.dyingHolderLimit)
-        guard now < end, holderIsDying() else { return nil }
+    /// At `now`, past the deadline: the next deadline, or `nil` to give up. `look` looks at the
+    /// holders.
+    package mutating func deadline(
+        at now: ContinuousClock.Instant, timeout: Duration, look: () -> FileLockHolder.Look?
+    ) -> ContinuousClock.Instant? {
+        let end = self.end ?? now.advanced(by: FileLockWait.holderPatienceLimit)
+        guard now < end, let seen = look() else { return nil }
+        defer { previous = seen }
+        let interval: Duration
+        if seen.holders.isEmpty {
+            // Free at that moment (its holder just let go): try again at once.
+            interval = .zero
+        } else if seen.dying {
+            interval = timeout
+        } else {
+            guard !seen.stopped, timeout > .zero else { return nil }
+            let working = seen.running || previous.map { $0.holders != seen.holders || $0.cpuTicks != seen.cpuTicks } ?? true
+            guard working else { return nil }
+            interval = min(timeout, .seconds(1))
+        }
         self.end = end
-        return end
+        return min(now.advanced(by: interval), end)
     }
 }

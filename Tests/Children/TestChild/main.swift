@@ -23,8 +23,10 @@
 //   crash <store> <change>...         applies the changes in one batch, then dies by SIGKILL
 //   hold <store>                      prints "ready", then commits batches of 64 MiB until killed
 //                                     (for a test to stop it while it holds the write lock)
-//   hold-lock <store> <seconds>       holds the writers' lock of a json: store or of a userdefaults:
-//                                     suite's preferences directory; prints "locked" once it has it
+//   hold-lock <store> <seconds>       holds the writers' lock of a json:, userdefaults:, lmdb: or
+//                                     sqlite: store; prints "locked" once it has it
+//   hog-lock <store> <seconds>        holds the same lock 20 ms at a time, spinning, and takes it
+//                                     again at once, for <seconds>; prints "locked" once it has it
 //   hold-reader <lmdb dir>            opens the LMDB store with liblmdb, begins a read transaction,
 //                                     prints "reading" and holds it until killed
 //   write-forever <store>             rewrites "counter" and a payload of varying size until killed
@@ -114,6 +116,7 @@ let commands: [String: (Arguments) throws -> Int32] = [
     "crash": { try crash($0); return 0 },
     "hold": { try hold($0); return 0 },
     "hold-lock": { try holdLock($0); return 0 },
+    "hog-lock": { try hogLock($0); return 0 },
     "hold-reader": { try holdReader($0); return 0 },
     "write-forever": { try writeForever($0); return 0 },
     "fill": { try fill($0); return 0 },

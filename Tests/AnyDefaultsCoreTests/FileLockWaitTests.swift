@@ -80,7 +80,8 @@ import TestSupport
         typealias Look = FileLockHolder.Look
         func look(_ holders: Set<pid_t>, cpu: UInt64 = 0, dying: Bool = false, stopped: Bool = false, running: Bool = false) -> Look {
             var look = Look()
-            (look.holders, look.cpuTicks, look.dying, look.stopped, look.running) = (holders, cpu, dying, stopped, running)
+            (look.holders, look.cpuTicks, look.stopped, look.running) = (holders, cpu, stopped, running)
+            look.dyingHolders = dying ? holders : []
             return look
         }
         let start = ContinuousClock.now
@@ -106,19 +107,30 @@ import TestSupport
         #expect(next(&working, at: second * 2, look([8], cpu: 10)) == second * 3)
         #expect(next(&working, at: second * 3, look([8], cpu: 10, running: true)) == second * 4)
         #expect(next(&working, at: second * 4, timeout: .milliseconds(200), look([8], cpu: 11)) == second * 4 + .milliseconds(200))
-        // Free at that moment: try again at once.
+        // Free at that moment: try again at once; free at look after look: give up.
         #expect(next(&working, at: second * 5, look([])) == second * 5)
+        var hidden = working
+        for _ in 1..<LockHolderPatience.freeLookLimit { #expect(next(&hidden, at: second * 5, look([])) == second * 5) }
+        #expect(next(&hidden, at: second * 5, look([])) == nil)
         // Dying: the timeout starts again.
         #expect(next(&working, at: second * 6, look([8], dying: true)) == second * 11)
         // Never past the limit, counted from the first look.
         let limit = FileLockWait.holderPatienceLimit
         #expect(next(&working, at: limit - .milliseconds(100), look([8], cpu: 12)) == limit)
         #expect(next(&working, at: limit, look([8], cpu: 13)) == nil)
-        // A zero timeout waits for a dying holder only.
+        // A zero timeout waits for a dying holder only: a second look, a millisecond later,
+        // decides; a stopped one is not looked at twice.
         var impatient = LockHolderPatience()
-        #expect(next(&impatient, at: .zero, timeout: .zero, look([7], running: true)) == nil)
+        #expect(next(&impatient, at: .zero, timeout: .zero, look([7], running: true)) == .milliseconds(1))
+        #expect(next(&impatient, at: .milliseconds(1), timeout: .zero, look([7], running: true)) == nil)
+        var stoppedNow = LockHolderPatience()
+        #expect(next(&stoppedNow, at: .zero, timeout: .zero, look([7], stopped: true)) == nil)
         var forDying = LockHolderPatience()
         #expect(next(&forDying, at: .zero, timeout: .zero, look([7], dying: true)) == .zero)
+        // Once dying, always: a thread that took its SIGKILL and has not begun to exit shows
+        // neither for a moment.
+        #expect(next(&forDying, at: .zero, timeout: .zero, look([7], running: true)) == .zero)
+        #expect(next(&forDying, at: .zero, timeout: .zero, look([9], running: true)) == nil)
     }
 
     @Test func aZeroTimeoutGivesUpAtOnce() {

@@ -20,8 +20,9 @@ package enum FileLockHolder {
         package var holders: Set<pid_t> = []
         /// Their threads' CPU time so far, in clock ticks.
         package var cpuTicks: UInt64 = 0
-        /// Whether one of them is dying: every one of its threads is exiting or has SIGKILL pending.
-        package var dying = false
+        /// The ones dying: every one of its threads is exiting or has SIGKILL pending, or it has
+        /// no thread left in `/proc`.
+        package var dyingHolders: Set<pid_t> = []
         /// Whether one of them is stopped: every one of its threads is stopped (SIGSTOP) or held by
         /// a debugger.
         package var stopped = false
@@ -96,15 +97,22 @@ package enum FileLockHolder {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
             var exiting = 0
             var halted = 0
+            var killed = false
             for task in tasks {
                 let path = "/proc/\(pid)/task/\(task)"
                 guard let thread = thread(path) else { continue }
                 look.cpuTicks &+= thread.cpuTicks
                 if thread.state == "R" || thread.state == "D" { look.running = true }
                 if thread.state == "T" || thread.state == "t" { halted += 1 }
-                if thread.exiting || killPending(path) { exiting += 1 }
+                if thread.exiting {
+                    exiting += 1
+                } else if killPending(path) {
+                    // SIGKILL ends the whole process: one thread that has it pending is enough.
+                    (exiting, killed) = (exiting + 1, true)
+                }
             }
-            if !tasks.isEmpty, exiting == tasks.count { look.dying = true }
+            // Gone from /proc, its lock still listed: its exit is all but through.
+            if tasks.isEmpty || killed || exiting == tasks.count { look.dyingHolders.insert(pid) }
             if !tasks.isEmpty, halted == tasks.count { look.stopped = true }
         }
         return look

@@ -87,18 +87,25 @@ package struct FileLockWait {
 /// without doing anything. Past it, the wait goes on while the holders work, looked at again every
 /// `min(timeout, 1 s)` (``FileLockHolder``):
 ///
-/// - one of them is dying (killed: its lock is free once its exit is through); the timeout then
-///   starts again;
+/// - one of them is dying, or was at an earlier look (killed: its lock is free once its exit is
+///   through); the timeout then starts again;
 /// - or none is stopped, and one is on a CPU or waiting for the disk, or they used CPU time, or
 ///   the lock changed hands, since the last look (the first look counts as working);
-/// - or the lock has no holder at that moment (it was just let go): the wait tries again at once.
+/// - or the lock has no holder at that moment (it was just let go): the wait tries again at once
+///   (but not after ``freeLookLimit`` such looks in a row: then what holds it cannot be seen).
 ///
 /// At most ``FileLockWait/holderPatienceLimit`` past the moment the timeout first passed. A zero
-/// timeout waits for a dying holder only. Where the system does not tell (no `/proc`, a holder
+/// timeout waits for a dying holder only (looked at twice, a millisecond apart). Where the system does not tell (no `/proc`, a holder
 /// in another PID namespace, a holder in this process), the wait ends at the timeout.
 package struct LockHolderPatience: Sendable {
     private var end: ContinuousClock.Instant?
     private var previous: FileLockHolder.Look?
+    /// Looks in a row that found the lock free.
+    private var freeLooks = 0
+    /// The holders seen dying so far.
+    private var dying: Set<pid_t> = []
+    /// How many looks in a row may find the lock free, yet not to be had, before the wait ends.
+    static let freeLookLimit = 8
 
     package init() {}
 
@@ -110,16 +117,30 @@ package struct LockHolderPatience: Sendable {
         let end = self.end ?? now.advanced(by: FileLockWait.holderPatienceLimit)
         guard now < end, let seen = look() else { return nil }
         defer { previous = seen }
+        // Once dying, always dying: a thread that has taken its SIGKILL but not yet begun to
+        // exit shows neither, for a moment.
+        dying.formUnion(seen.dyingHolders)
         let interval: Duration
         if seen.holders.isEmpty {
-            // Free at that moment (its holder just let go): try again at once.
+            // Free at that moment (its holder just let go): try again at once. Free at look after
+            // look, yet not to be had: what holds it cannot be seen (this process's own).
+            freeLooks += 1
+            guard freeLooks <= Self.freeLookLimit else { return nil }
             interval = .zero
-        } else if seen.dying {
+        } else if !seen.holders.isDisjoint(with: dying) {
+            freeLooks = 0
             interval = timeout
+        } else if timeout <= .zero {
+            // Only a dying holder is waited for. A look can catch a killed one at the moment a
+            // thread has taken its SIGKILL and not yet begun to exit: a second look, a millisecond
+            // later, decides.
+            guard !seen.stopped, previous == nil else { return nil }
+            interval = .milliseconds(1)
         } else {
-            guard !seen.stopped, timeout > .zero else { return nil }
+            guard !seen.stopped else { return nil }
             let working = seen.running || previous.map { $0.holders != seen.holders || $0.cpuTicks != seen.cpuTicks } ?? true
             guard working else { return nil }
+            freeLooks = 0
             interval = min(timeout, .seconds(1))
         }
         self.end = end

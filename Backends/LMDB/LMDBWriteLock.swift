@@ -30,7 +30,7 @@ struct LMDBWriteLock: Sendable {
     }
 
     /// Takes the lock, waiting (from 10 µs, doubling to 1 ms between tries) at most `timeout`, or
-    /// for a dying holder's exit to be through.
+    /// longer while the holder works (`LockHolderPatience`).
     func acquire(timeout: Duration) throws(DefaultsError) {
         // A free lock, the usual case, takes one try and none of the wait's bookkeeping (a few
         // hundred instructions of every commit).

@@ -60,6 +60,12 @@ import TestSupport
             #expect(try FileLockWait.tryLock(holder, path: path))
             #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"]) == [getpid()])
             #expect(FileLockHolder.holders(of: info, kinds: ["POSIX"]) == [])
+            // Shared locks count only when asked for (every SQLite connection holds one on -shm).
+            flock(holder, LOCK_SH)
+            #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"]) == [getpid()])
+            #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"], exclusive: true) == [])
+            flock(holder, LOCK_EX)
+            #expect(FileLockHolder.holders(of: info, kinds: ["FLOCK"], exclusive: true) == [getpid()])
             // This process is never looked at: its own lock tells nothing of another's work. Its
             // flock is another descriptor's (nothing to tell); among all the locks on a file,
             // it is left out (SQLite's connections all hold some).
@@ -112,8 +118,8 @@ import TestSupport
         var hidden = working
         for _ in 1..<LockHolderPatience.freeLookLimit { #expect(next(&hidden, at: second * 5, look([])) == second * 5) }
         #expect(next(&hidden, at: second * 5, look([])) == nil)
-        // Dying: the timeout starts again.
-        #expect(next(&working, at: second * 6, look([8], dying: true)) == second * 11)
+        // Dying: looked at again like a working one.
+        #expect(next(&working, at: second * 6, look([8], dying: true)) == second * 7)
         // Never past the limit, counted from the first look.
         let limit = FileLockWait.holderPatienceLimit
         #expect(next(&working, at: limit - .milliseconds(100), look([8], cpu: 12)) == limit)
@@ -126,11 +132,19 @@ import TestSupport
         var stoppedNow = LockHolderPatience()
         #expect(next(&stoppedNow, at: .zero, timeout: .zero, look([7], stopped: true)) == nil)
         var forDying = LockHolderPatience()
-        #expect(next(&forDying, at: .zero, timeout: .zero, look([7], dying: true)) == .zero)
+        #expect(next(&forDying, at: .zero, timeout: .zero, look([7], dying: true)) == .milliseconds(10))
         // Once dying, always: a thread that took its SIGKILL and has not begun to exit shows
-        // neither for a moment.
-        #expect(next(&forDying, at: .zero, timeout: .zero, look([7], running: true)) == .zero)
+        // neither for a moment. Another holder gets its second look, then no more.
+        #expect(next(&forDying, at: .zero, timeout: .zero, look([7], running: true)) == .milliseconds(10))
+        #expect(next(&forDying, at: .zero, timeout: .zero, look([9], running: true)) == .milliseconds(1))
         #expect(next(&forDying, at: .zero, timeout: .zero, look([9], running: true)) == nil)
+        // A free look does not use up the second look.
+        var freeFirst = LockHolderPatience()
+        #expect(next(&freeFirst, at: .zero, timeout: .zero, look([])) == .zero)
+        #expect(next(&freeFirst, at: .zero, timeout: .zero, look([7], running: true)) == .milliseconds(1))
+        // A short timeout does not read /proc at every try: looks are 10 ms apart at least.
+        var short = LockHolderPatience()
+        #expect(next(&short, at: .zero, timeout: .milliseconds(1), look([7], running: true)) == .milliseconds(10))
     }
 
     @Test func aZeroTimeoutGivesUpAtOnce() {

@@ -52,7 +52,8 @@ import AnyDefaultsPlatform
                     failures.append(failure)
                 }
             }
-            print("LMDB stress: \(kills) kills, \(acknowledged.total) acknowledged batches, \(failures.count) failures")
+            let size = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
+            print("LMDB stress: \(kills) kills, \(acknowledged.total) acknowledged batches, \(failures.count) failures, data file \(size >> 20) MiB")
             #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
 
             // Every acknowledged batch is there, whole: each writer's four keys hold one generation,

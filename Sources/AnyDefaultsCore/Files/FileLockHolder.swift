@@ -46,15 +46,17 @@ package enum FileLockHolder {
         #endif
     }
 
-    /// A look at the processes other than this one that hold a lock of any kind (`flock`, POSIX
-    /// or open-file-description record locks, as SQLite takes in `-shm`) on the file at `path`.
-    /// Waiters that do not know which holder blocks them (SQLite's busy handler) ask this; every
-    /// connection holds some lock on `-shm`, so the ones of this process are left out.
+    /// A look at the processes other than this one that hold an exclusive lock of any kind
+    /// (`flock`, POSIX or open-file-description record locks, as SQLite takes in `-shm`) on the
+    /// file at `path`. Waiters that do not know which holder blocks them (SQLite's busy handler)
+    /// ask this. Every connection to a SQLite store holds a shared lock on its `-shm` while it is
+    /// open, and waiters hold none: only exclusive ones (the writer's, the checkpointer's) block
+    /// a writer.
     package static func look(atHoldersOfLocksOn path: String) -> Look? {
         #if os(Linux)
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return look(at: holders(of: info, kinds: ["FLOCK", "POSIX", "OFDLCK"]))
+        return look(at: holders(of: info, kinds: ["FLOCK", "POSIX", "OFDLCK"], exclusive: true))
         #else
         return nil
         #endif
@@ -66,41 +68,69 @@ package enum FileLockHolder {
     /// SIGKILL's bit in the pending-signal masks of `/proc/PID/status`.
     private static let killBit: UInt64 = 1 << (UInt64(SIGKILL) - 1)
 
-    /// The PIDs of the processes holding locks of `kinds` on the file `info` describes, from
-    /// `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF`); `nil` if a holder is in
-    /// another PID namespace (PID 0) or `/proc/locks` cannot be read.
-    static func holders(of info: stat, kinds: Set<Substring>) -> Set<pid_t>? {
+    /// The PIDs of the processes holding locks of `kinds` on the file `info` describes (only
+    /// exclusive ones if `exclusive`), from `/proc/locks`
+    /// (`1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF`); `nil` if a holder is in another PID
+    /// namespace (PID 0, or -1 for an open file description's lock) or `/proc/locks` cannot be read.
+    ///
+    /// `/proc/locks` names the file system's device, which is not always the one `stat` reports
+    /// (Btrfs subvolumes, some overlay mounts): when no line names the device and inode, the lines
+    /// that name the inode on any device are taken.
+    static func holders(of info: stat, kinds: Set<Substring>, exclusive: Bool = false) -> Set<pid_t>? {
         guard let locks = contents(of: "/proc/locks") else { return nil }
         let device = UInt64(info.st_dev)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
         let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
-        let file = hex(major) + ":" + hex(minor) + ":" + String(info.st_ino)
-        var pids: Set<pid_t> = []
+        let inode = ":" + String(info.st_ino)
+        let file = hex(major) + ":" + hex(minor) + inode
+        var exact: Set<pid_t> = []
+        var byInode: Set<pid_t> = []
+        var foreign = (exact: false, byInode: false)
         for line in locks.split(separator: "\n") {
             let fields = line.split(separator: " ")
             // Waiters' lines have "->" in the second field.
-            guard fields.count >= 6, kinds.contains(fields[1]), fields[5] == file, let pid = pid_t(fields[4]) else { continue }
-            // PID 0 is a holder in another namespace.
-            guard pid > 0 else { return nil }
-            pids.insert(pid)
+            guard fields.count >= 6, kinds.contains(fields[1]), !exclusive || fields[3] == "WRITE", fields[5].hasSuffix(inode),
+                let pid = pid_t(fields[4])
+            else { continue }
+            let isExact = fields[5] == file
+            if pid <= 0 {
+                if isExact { foreign.exact = true } else { foreign.byInode = true }
+            } else if isExact {
+                exact.insert(pid)
+            } else {
+                byInode.insert(pid)
+            }
         }
-        return pids
+        if !exact.isEmpty || foreign.exact { return foreign.exact ? nil : exact }
+        return foreign.byInode ? nil : byInode
     }
 
-    /// What the processes `pids`, other than this one, are doing; `nil` if `pids` is.
+    /// What the processes `pids`, other than this one, are doing; `nil` if `pids` is, or if one
+    /// of them cannot be looked at (`/proc` hides other users' processes, with `hidepid`).
     private static func look(at pids: Set<pid_t>?) -> Look? {
         guard let pids else { return nil }
         let others = pids.subtracting([getpid()])
         var look = Look()
         look.holders = others
         for pid in others {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !tasks.isEmpty else {
+                // Gone, its lock still listed: its exit is all but through. Hidden: no telling.
+                guard kill(pid, 0) != 0, errno == ESRCH else { return nil }
+                look.dyingHolders.insert(pid)
+                continue
+            }
             var exiting = 0
             var halted = 0
+            var read = 0
             var killed = false
             for task in tasks {
                 let path = "/proc/\(pid)/task/\(task)"
-                guard let thread = thread(path) else { continue }
+                // A thread gone since the listing has exited.
+                guard let thread = thread(path) else {
+                    exiting += 1
+                    continue
+                }
+                read += 1
                 look.cpuTicks &+= thread.cpuTicks
                 if thread.state == "R" || thread.state == "D" { look.running = true }
                 if thread.state == "T" || thread.state == "t" { halted += 1 }
@@ -111,9 +141,8 @@ package enum FileLockHolder {
                     (exiting, killed) = (exiting + 1, true)
                 }
             }
-            // Gone from /proc, its lock still listed: its exit is all but through.
-            if tasks.isEmpty || killed || exiting == tasks.count { look.dyingHolders.insert(pid) }
-            if !tasks.isEmpty, halted == tasks.count { look.stopped = true }
+            if killed || exiting == tasks.count { look.dyingHolders.insert(pid) }
+            if read > 0, halted == read { look.stopped = true }
         }
         return look
     }

@@ -85,10 +85,10 @@ package struct FileLockWait {
 ///
 /// The timeout is for a holder that is stuck: stopped (SIGSTOP, a debugger), or keeping the lock
 /// without doing anything. Past it, the wait goes on while the holders work, looked at again every
-/// `min(timeout, 1 s)` (``FileLockHolder``):
+/// `min(timeout, 1 s)` (at least 10 ms; ``FileLockHolder``):
 ///
 /// - one of them is dying, or was at an earlier look (killed: its lock is free once its exit is
-///   through); the timeout then starts again;
+///   through);
 /// - or none is stopped, and one is on a CPU or waiting for the disk, or they used CPU time, or
 ///   the lock changed hands, since the last look (the first look counts as working);
 /// - or the lock has no holder at that moment (it was just let go): the wait tries again at once
@@ -104,6 +104,8 @@ package struct LockHolderPatience: Sendable {
     private var freeLooks = 0
     /// The holders seen dying so far.
     private var dying: Set<pid_t> = []
+    /// Whether a zero timeout's second look was taken.
+    private var secondLook = false
     /// How many looks in a row may find the lock free, yet not to be had, before the wait ends.
     static let freeLookLimit = 8
 
@@ -129,21 +131,28 @@ package struct LockHolderPatience: Sendable {
             interval = .zero
         } else if !seen.holders.isDisjoint(with: dying) {
             freeLooks = 0
-            interval = timeout
+            interval = lookInterval(timeout)
         } else if timeout <= .zero {
             // Only a dying holder is waited for. A look can catch a killed one at the moment a
             // thread has taken its SIGKILL and not yet begun to exit: a second look, a millisecond
             // later, decides.
-            guard !seen.stopped, previous == nil else { return nil }
+            guard !seen.stopped, !secondLook else { return nil }
+            secondLook = true
             interval = .milliseconds(1)
         } else {
             guard !seen.stopped else { return nil }
             let working = seen.running || previous.map { $0.holders != seen.holders || $0.cpuTicks != seen.cpuTicks } ?? true
             guard working else { return nil }
             freeLooks = 0
-            interval = min(timeout, .seconds(1))
+            interval = lookInterval(timeout)
         }
         self.end = end
         return min(now.advanced(by: interval), end)
+    }
+
+    /// How long until the next look: `min(timeout, 1 s)`, and at least 10 ms, so that a short
+    /// timeout does not read `/proc` at every try (the lock is tried as often as before).
+    private func lookInterval(_ timeout: Duration) -> Duration {
+        min(max(timeout, .milliseconds(10)), .seconds(1))
     }
 }

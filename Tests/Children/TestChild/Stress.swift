@@ -36,6 +36,8 @@ func stress(store text: String, id: Int, firstGeneration: Int64) throws(Defaults
     say("ready")
     let fatal: @Sendable (DefaultsError) -> Never = { error in
         say("error \(error.code): \(error)")
+        // A full map: which readers pinned the pages (for the next person to read the failure).
+        if error.code == .storageFull, let directory = error.path { say("lmdb: \(lmdbReaderReport(directory))") }
         exit(1)
     }
     for thread in 0..<2 {

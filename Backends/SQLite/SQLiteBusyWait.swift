@@ -11,14 +11,13 @@ import AnyDefaultsPlatform
 /// for microseconds (a synchronous NORMAL commit) without spinning when it is held for longer.
 ///
 /// The timeout is for a holder that is stuck (stopped, or keeping the lock without doing
-/// anything): past it, while the processes holding locks on the store's `-shm` work (one is dying,
-/// or running, or the locks changed hands: `LockHolderPatience`), the wait goes on, at most
+/// anything): past it, while the processes holding exclusive locks on the store's `-shm` work (one
+/// is dying, or running, or the locks changed hands: `LockHolderPatience`), the wait goes on, at most
 /// `FileLockWait.holderPatienceLimit` past the first timeout. A killed holder keeps SQLite's locks
 /// until the kernel has closed its files, which can take seconds under load; writers that commit
 /// again and again can leave a polling waiter no gap for seconds under load.
 struct SQLiteBusyWait {
     let timeout: Duration
-    let timeoutNanoseconds: UInt64
     /// The store's shared-memory index, where SQLite keeps its locks in WAL mode.
     let lockFile: String
     /// When the wait gives up, unless the holders are working then.
@@ -28,7 +27,6 @@ struct SQLiteBusyWait {
 
     init(timeout: Duration, store path: String) {
         self.timeout = timeout
-        timeoutNanoseconds = timeout.clampedNanoseconds
         lockFile = path + "-shm"
     }
 
@@ -43,7 +41,7 @@ struct SQLiteBusyWait {
     private mutating func pause(attempt: Int32) -> Bool {
         let now = Self.monotonicNanoseconds()
         // `attempt` counts the calls for this one lock, so 0 starts a new wait.
-        if attempt == 0 { (deadline, patience) = (now &+ timeoutNanoseconds, nil) }
+        if attempt == 0 { (deadline, patience) = (now &+ timeout.clampedNanoseconds, nil) }
         if now >= deadline {
             var extended = patience ?? LockHolderPatience()
             let clock = ContinuousClock.now

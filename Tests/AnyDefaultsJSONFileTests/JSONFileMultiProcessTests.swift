@@ -75,7 +75,12 @@ import Testing
             let path = directory.path("s.json")
             let store = try JSONFileProvider(path: path, options: .init(lockTimeout: .milliseconds(150)))
             let (holder, output, _) = try ChildProcess.start("TestChild", ["hold-lock", "json:" + store.path, "600"])
-            defer { kill(holder.processIdentifier, SIGKILL) }
+            defer {
+                // Reaped, not only killed: a zombie child makes Swift Testing's exit-test monitor
+                // spin and the exit tests wait forever.
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
             // Wait until the child has the lock.
             let line = output.fileHandleForReading.availableData
             #expect(String(decoding: line, as: UTF8.self) == "locked\n")

@@ -62,7 +62,12 @@ import AnyDefaultsPlatform
 
             // Working: it keeps the lock 20 ms at a time for three seconds, using the CPU.
             let (hog, hogOutput, _) = try ChildProcess.start("TestChild", ["hog-lock", holding, "3"])
-            defer { kill(hog.processIdentifier, SIGKILL) }
+            defer {
+                // Reaped, not only killed: a zombie child makes Swift Testing's exit-test monitor
+                // spin and the exit tests wait forever.
+                kill(hog.processIdentifier, SIGKILL)
+                hog.waitUntilExit()
+            }
             #expect(String(decoding: hogOutput.fileHandleForReading.availableData, as: UTF8.self) == "locked\n")
             #expect(throws: Never.self) { try store.setValue(.int(1), forKey: "k") }
             #expect(try store.value(forKey: "k") == .int(1))
@@ -71,7 +76,12 @@ import AnyDefaultsPlatform
 
             // Sleeping with the lock: busy after the timeout and one more look at it.
             let (sleeper, sleeperOutput, _) = try ChildProcess.start("TestChild", ["hold-lock", holding, "600"])
-            defer { kill(sleeper.processIdentifier, SIGKILL) }
+            defer {
+                // Reaped, not only killed: a zombie child makes Swift Testing's exit-test monitor
+                // spin and the exit tests wait forever.
+                kill(sleeper.processIdentifier, SIGKILL)
+                sleeper.waitUntilExit()
+            }
             #expect(String(decoding: sleeperOutput.fileHandleForReading.availableData, as: UTF8.self) == "locked\n")
             let started = ContinuousClock.now
             let error = #expect(throws: DefaultsError.self) { try store.setValue(.int(2), forKey: "k") }

@@ -95,8 +95,9 @@ package struct FileLockWait {
 ///   (but not after ``freeLookLimit`` such looks in a row: then what holds it cannot be seen).
 ///
 /// At most ``FileLockWait/holderPatienceLimit`` past the moment the timeout first passed. A zero
-/// timeout waits for a dying holder only (looked at twice, a millisecond apart). Where the system does not tell (no `/proc`, a holder
-/// in another PID namespace, a holder in this process), the wait ends at the timeout.
+/// timeout waits for a dying holder only (looked at twice, a millisecond apart). Where the system
+/// does not tell (no `/proc`, a holder in another PID namespace, a holder in this process), the
+/// wait ends at the timeout.
 package struct LockHolderPatience: Sendable {
     private var end: ContinuousClock.Instant?
     private var previous: FileLockHolder.Look?
@@ -122,16 +123,15 @@ package struct LockHolderPatience: Sendable {
         // Once dying, always dying: a thread that has taken its SIGKILL but not yet begun to
         // exit shows neither, for a moment.
         dying.formUnion(seen.dyingHolders)
+        freeLooks = seen.holders.isEmpty ? freeLooks + 1 : 0
         let interval: Duration
         if seen.holders.isEmpty {
             // Free at that moment (its holder just let go): try again at once. Free at look after
             // look, yet not to be had: what holds it cannot be seen (this process's own).
-            freeLooks += 1
             guard freeLooks <= Self.freeLookLimit else { return nil }
             interval = .zero
         } else if !seen.holders.isDisjoint(with: dying) {
-            freeLooks = 0
-            interval = lookInterval(timeout)
+            interval = Self.lookInterval(timeout)
         } else if timeout <= .zero {
             // Only a dying holder is waited for. A look can catch a killed one at the moment a
             // thread has taken its SIGKILL and not yet begun to exit: a second look, a millisecond
@@ -143,8 +143,7 @@ package struct LockHolderPatience: Sendable {
             guard !seen.stopped else { return nil }
             let working = seen.running || previous.map { $0.holders != seen.holders || $0.cpuTicks != seen.cpuTicks } ?? true
             guard working else { return nil }
-            freeLooks = 0
-            interval = lookInterval(timeout)
+            interval = Self.lookInterval(timeout)
         }
         self.end = end
         return min(now.advanced(by: interval), end)
@@ -152,7 +151,7 @@ package struct LockHolderPatience: Sendable {
 
     /// How long until the next look: `min(timeout, 1 s)`, and at least 10 ms, so that a short
     /// timeout does not read `/proc` at every try (the lock is tried as often as before).
-    private func lookInterval(_ timeout: Duration) -> Duration {
+    private static func lookInterval(_ timeout: Duration) -> Duration {
         min(max(timeout, .milliseconds(10)), .seconds(1))
     }
 }

@@ -9,14 +9,10 @@ import AnyDefaultsPlatform
 /// synced, renamed over the target and followed by a sync of the directory, keeping the replaced
 /// file's owner and mode, and refusing a read-only file.
 enum AtomicFile {
-    /// The stamp of the file at `path`, or `nil` if there is none.
+    /// The stamp of the file at `path`, or `nil` if there is none (see
+    /// ``FileReplacement/status(of:)`` for a link made there since the store opened).
     static func stamp(_ path: String) throws(SystemCallError) -> FileStamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            throw .last("stat", path: path)
-        }
-        return FileStamp(info)
+        try FileReplacement.status(of: path).map(FileStamp.init)
     }
 
     /// The largest file read: the whole file is held in memory, and a settings file this large
@@ -26,7 +22,7 @@ enum AtomicFile {
     /// The bytes of the regular file at `path` and the stamp of what was read, or `nil` if
     /// there is no file.
     static func contents(at path: String) throws(SystemCallError) -> (bytes: [UInt8], stamp: FileStamp)? {
-        guard let (bytes, info) = try FileContents.read(path, maximumSize: maximumSize) else { return nil }
+        guard let (bytes, info) = try FileContents.read(try FileReplacement.target(of: path), maximumSize: maximumSize) else { return nil }
         return (bytes, FileStamp(info))
     }
 

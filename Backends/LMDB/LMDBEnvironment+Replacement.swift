@@ -52,6 +52,13 @@ extension LMDBEnvironment {
         return SharedChangeCounter.identity(file)
     }
 
+    /// Whether the open data file has no name left (renamed over, or deleted): one `fstat`.
+    var dataFileIsUnlinked: Bool {
+        var info = stat()
+        let descriptor = handle.dataDescriptor.load(ordering: .acquiring)
+        return descriptor >= 0 && fstat(descriptor, &info) == 0 && info.st_nlink == 0
+    }
+
     /// Checks that the data file under the path is still the one open, and opens it again if it
     /// was replaced: on every write (`always`) by the open file's link count (a file renamed over
     /// or deleted has none left, and `fstat` costs much less than looking the path up), and by
@@ -179,4 +186,10 @@ struct LMDBFollowing: Sendable {
     var scheme: LMDBKeyScheme
     /// The values observers last heard of (none: they heard every key removed).
     var values: [String: DefaultsValue]
+}
+
+/// The cause of the error a write throws when the data file was replaced while it waited for the
+/// write lock; the provider then opens the new file and writes there.
+struct LMDBDataFileReplaced: Error, CustomStringConvertible {
+    var description: String { "the data file was replaced while the write waited" }
 }

@@ -380,6 +380,18 @@ final class LMDBEnvironment: Sendable {
         listeners.hasObservers || changeCounter.hasCaches
     }
 
+    /// Flushes what every commit wrote to the disk (`mdb_env_sync`, forced), whatever the
+    /// durability the store was opened with: with `MDB_NOSYNC` the data pages, with
+    /// `MDB_WRITEMAP` the map.
+    func syncToDisk() throws(DefaultsError) {
+        try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
+        defer { gate.leaveUnpooled() }
+        guard let environment = handle.pointer else { throw notReopenedError }
+        let rc = mdb_env_sync(environment, 1)
+        // A store opened read-only has written nothing to flush.
+        guard rc == MDB_SUCCESS || rc == EACCES else { throw DefaultsError.lmdb(rc, "sync the store to disk", path: path) }
+    }
+
     func commitWithGrowth<Result>(
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
@@ -389,8 +401,15 @@ final class LMDBEnvironment: Sendable {
         var clearedReaders = false
         while true {
             // Outside the gate: waiting here must not hold up a resize.
-            try writeLock.acquire(timeout: options.lockTimeout)
+            let waited = try writeLock.acquire(timeout: options.lockTimeout)
             defer { writeLock.release() }
+            // A data file renamed over (or deleted) while this write waited must not receive it:
+            // the provider opens the new one and writes there (`LMDBDataFileReplaced`).
+            if waited, dataFileIsUnlinked {
+                throw DefaultsError(
+                    .busy, "The store's data file was replaced while this write waited for the lock.",
+                    backend: LMDBProvider.backend, path: path, cause: LMDBDataFileReplaced())
+            }
             try entering { () throws(LMDBTransactionGate.Closed) in try gate.enterUnpooled() }
             var pointer: OpaquePointer?
             guard let environment = handle.pointer else {

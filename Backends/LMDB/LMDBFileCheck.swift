@@ -181,10 +181,13 @@ struct LMDBPageWalk {
             throw damaged("Page \(number) of the data file should hold a large value but does not.")
         }
         let count = UInt64(try uint32(at: word + 4))
-        guard count >= 1, number + count <= UInt64(filePages), number + count - 1 <= lastPage else {
-            throw truncated(number + count - 1)
+        // Numbers from the file: no arithmetic on them may wrap (a run of 0 pages, a page number
+        // near the top of the range).
+        let (end, overflow) = number.addingReportingOverflow(count)
+        guard count >= 1, !overflow, end <= UInt64(filePages), end - 1 <= lastPage else {
+            throw truncated(overflow ? .max : max(end, 1) - 1)
         }
-        return number + count - 1
+        return end - 1
     }
 
     /// Calls `body` with the offset, flags and key size of each node of the page in `page`, after

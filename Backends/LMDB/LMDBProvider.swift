@@ -83,6 +83,13 @@ public final class LMDBProvider: DefaultsProvider {
         environment.changeCounter.synchronize()
     }
 
+    /// Flushes every commit to the disk, also those of `nosync` and `mapped` providers (see
+    /// ``AnyDefaultsCore/DefaultsProvider/makeDurable()``).
+    public func makeDurable() throws(DefaultsError) {
+        try checkOpen()
+        try environment.syncToDisk()
+    }
+
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
         try checkOpen()
@@ -245,12 +252,22 @@ public final class LMDBProvider: DefaultsProvider {
     private func write(
         estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> [DefaultsChangeEvent]
     ) throws(DefaultsError) {
-        // Never into a data file that is no longer the store's.
-        try environment.checkDataFile(always: true)
-        try environment.write(
-            noSync: options.durability != .synced, estimatedSize: estimatedSize, origin: token, provider: self,
-            scheme: scheme, body)
+        // Never into a data file that is no longer the store's: checked first, and again if the
+        // write had to wait for the lock (the file may have been replaced meanwhile).
+        for attempt in 1...Self.replacedFileRetries {
+            try environment.checkDataFile(always: true)
+            do throws(DefaultsError) {
+                return try environment.write(
+                    noSync: options.durability != .synced, estimatedSize: estimatedSize, origin: token, provider: self,
+                    scheme: scheme, body)
+            } catch where error.cause is LMDBDataFileReplaced && attempt < Self.replacedFileRetries {
+                continue
+            }
+        }
     }
+
+    /// How often a write is tried when each time the data file was replaced while it waited.
+    private static let replacedFileRetries = 4
 
     /// The current size of the memory map, in bytes.
     var mapSize: Int { environment.mapSize }

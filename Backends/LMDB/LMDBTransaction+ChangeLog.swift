@@ -18,6 +18,10 @@ enum LMDBChangeLog {
     static let leasePrefix: [UInt8] = [LMDBKeyScheme.metadataMarker] + Array("lease.".utf8)
 
     static func logKey(_ sequence: Int64) -> [UInt8] { logPrefix + bigEndian(sequence) }
+
+    /// The highest sequence number a log continues from; beyond it (or below zero) the number
+    /// comes from a damaged entry, and the log starts again rather than overflow.
+    static let sequenceLimit = Int64.max / 2
     static func leaseKey(_ origin: Int64) -> [UInt8] { leasePrefix + bigEndian(origin) }
 
     static func bigEndian(_ value: Int64) -> [UInt8] {
@@ -105,6 +109,12 @@ extension LMDBTransaction {
     /// sequence number passes a multiple of the prune interval.
     func appendToLog(_ keys: [String], origin: Int64, now: Int64) throws(DefaultsError) {
         var sequence = try logEnd()
+        if !(0...LMDBChangeLog.sequenceLimit).contains(sequence) {
+            // A sequence number no run of writes reaches (a damaged or hand-edited entry): the log
+            // starts again, which readers take as "anything may have changed".
+            try removeLog()
+            sequence = 0
+        }
         var prune = false
         for key in keys {
             sequence += 1
@@ -125,6 +135,16 @@ extension LMDBTransaction {
             return true
         }
         for key in old { _ = try key.withBytes { key throws(DefaultsError) in try delete(key, for: nil) } }
+    }
+
+    /// Removes every log entry.
+    private func removeLog() throws(DefaultsError) {
+        var entries: [[UInt8]] = []
+        try scan(LMDBChangeLog.logPrefix) { key, _ in
+            entries.append(Array(key))
+            return true
+        }
+        for key in entries { _ = try key.withBytes { key throws(DefaultsError) in try delete(key, for: nil) } }
     }
 
     /// The log entries from `position` on: the entry at `position` if it is still there and every

@@ -31,10 +31,13 @@ struct LMDBWriteLock: Sendable {
 
     /// Takes the lock, waiting (from 10 µs, doubling to 1 ms between tries) at most `timeout`, or
     /// longer while the holder works (`LockHolderPatience`).
-    func acquire(timeout: Duration) throws(DefaultsError) {
+    /// Returns whether it had to wait (the store may have changed in ways a write must check
+    /// again, such as its data file replaced).
+    @discardableResult
+    func acquire(timeout: Duration) throws(DefaultsError) -> Bool {
         // A free lock, the usual case, takes one try and none of the wait's bookkeeping (a few
         // hundred instructions of every commit).
-        if try tryLock() { return }
+        if try tryLock() { return false }
         // Commits hold the lock for microseconds: a waiter looks again at least every millisecond.
         var wait = FileLockWait(timeout: timeout, longestPause: .milliseconds(1))
         while true {
@@ -43,7 +46,7 @@ struct LMDBWriteLock: Sendable {
                 orBusy: "Another process kept the store locked for writing beyond the lock timeout "
                     + "of \(timeout) (locktimeout=SECONDS in a store string, LMDBProvider.Options.lockTimeout in code); it may be stopped.",
                 backend: LMDBProvider.backend, path: path)
-            if try tryLock() { return }
+            if try tryLock() { return true }
         }
     }
 

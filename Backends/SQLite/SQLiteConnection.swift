@@ -106,6 +106,9 @@ final class SQLiteConnection {
     /// When the path was last checked for naming this connection's file (``checkFile(now:)``), in
     /// nanoseconds of a coarse monotonic clock.
     var fileCheckedAt: UInt64 = 0
+    /// Whether a write transaction found the file at the path replaced once it held the lock:
+    /// the provider opens the path again and retries the write there.
+    var replacedWhileWaiting = false
     /// How often a read checks the path at most.
     private static let readCheckInterval: UInt64 = 50_000_000
 
@@ -166,12 +169,21 @@ final class SQLiteConnection {
     ///
     /// `BEGIN IMMEDIATE` takes the write lock first (waiting in the busy handler), so that a
     /// transaction never has to upgrade a read lock, which SQLite could refuse without waiting.
+    ///
+    /// A write transaction checks, once it holds the write lock, that the path still names this
+    /// connection's file: a file renamed over the store while the write waited for the lock (for
+    /// seconds, perhaps) must not receive it. It then fails with ``replacedWhileWaiting`` set.
     func transaction<Value>(
         with statements: Statements, action: String, beginning: SQLiteStatement? = nil,
         _ body: () throws(DefaultsError) -> Value
     ) throws(DefaultsError) -> Value {
         try check((beginning ?? statements.begin).run(), action: action)
         do throws(DefaultsError) {
+            if beginning == nil, try !namesThisFile(always: true) {
+                replacedWhileWaiting = true
+                throw DefaultsError(
+                    .busy, "The store file was replaced while this write waited for the lock.", backend: SQLiteProvider.backend, path: path)
+            }
             let result = try body()
             try check(statements.commit.run(), action: action)
             return result

@@ -128,9 +128,23 @@ public final class SQLiteProvider: DefaultsProvider {
             var current = !state.sharedFile.isReplaced && state.connection.isOpen
             if current { current = try state.connection.namesThisFile(always: writing) }
             if !current { try reopen(&state) }
+            // A write checks the file again once it holds the write lock (see
+            // `SQLiteConnection.transaction`): a file renamed over the store while it waited is
+            // opened, and the write made there instead.
+            for _ in 1..<Self.replacedFileRetries {
+                do throws(DefaultsError) {
+                    return try body(state.connection, state.sharedFile)
+                } catch where state.connection.replacedWhileWaiting {
+                    state.connection.replacedWhileWaiting = false
+                    try reopen(&state)
+                }
+            }
             return try body(state.connection, state.sharedFile)
         }
     }
+
+    /// How often a write is tried when each time the store file was replaced while it waited.
+    private static let replacedFileRetries = 4
 
     /// Opens the path again after the file under it was replaced: gives up the old file (every
     /// connection of this process to it is closed, so SQLite copies its log into it and removes
@@ -200,6 +214,15 @@ public final class SQLiteProvider: DefaultsProvider {
     /// observers (which otherwise hear of it within moments, on their own).
     public func synchronize() throws(DefaultsError) {
         try withConnection(writing: false) { _, sharedFile in sharedFile }.changeCounter.synchronize()
+    }
+
+    /// Checkpoints the write-ahead log, which syncs it before anything is copied out of it: every
+    /// commit made with `durability=normal` (which syncs at checkpoints only) is then durable (see
+    /// ``AnyDefaultsCore/DefaultsProvider/makeDurable()``).
+    public func makeDurable() throws(DefaultsError) {
+        try withConnection(writing: false) { connection, _ throws(DefaultsError) in
+            try connection.execute("PRAGMA wal_checkpoint(PASSIVE)", action: "Checkpointing the write-ahead log")
+        }
     }
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {

@@ -22,6 +22,10 @@ struct BinaryPropertyListReader {
     /// How many more objects may be decoded; a file cannot legitimately hold more than it has
     /// bytes, however often it refers to one object.
     private var budget: Int
+    /// How many more bytes of strings and data may be decoded. Each reference to a string or data
+    /// object decodes a copy of it, so a small file that refers to one large object many times
+    /// would otherwise expand without bound; a file may expand to 16 times its size, or 64 MiB.
+    private var byteBudget: Int
 
     /// The deepest nesting accepted: the suite's top-level dictionary, plus values nested as deep
     /// as ``AnyDefaultsCore/DefaultsValue/maximumNestingDepth``.
@@ -61,6 +65,7 @@ struct BinaryPropertyListReader {
         objectCount = Int(count)
         offsetTable = Int(table)
         budget = bytes.count
+        byteBudget = max(bytes.count, 4 << 20) * 16
     }
 
     private func topObject() throws(Failure) -> Int {
@@ -131,10 +136,12 @@ struct BinaryPropertyListReader {
     private mutating func object(_ index: Int, depth: Int) throws(Failure) -> Object {
         budget -= 1
         guard budget >= 0 else { throw Failure(description: "more objects than the file can hold") }
-        let start = Int(Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize))
-        guard start >= Self.magic.count, start < offsetTable else {
+        // Checked as read, before it becomes an `Int`: an 8-byte offset may exceed `Int.max`.
+        let offset = Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize)
+        guard offset >= UInt64(Self.magic.count), offset < UInt64(offsetTable) else {
             throw Failure(description: "an object offset is out of range")
         }
+        let start = Int(offset)
         let marker = bytes[start]
         let low = Int(marker & 0x0F)
         switch marker >> 4 {
@@ -157,15 +164,18 @@ struct BinaryPropertyListReader {
             return .node(.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try field(start + 1, size: 8)))))
         case 0x4:
             let (count, first) = try length(at: start)
+            try spend(bytes: count)
             return .node(.data(Data(try slice(first, count: count))))
         case 0x5:
             let (count, first) = try length(at: start)
             // ASCII by the format; any byte above 0x7F is taken as Latin-1 rather than refused.
+            try spend(bytes: count)
             return .node(.string(String(String.UnicodeScalarView(try slice(first, count: count).map { Unicode.Scalar($0) }))))
         case 0x6:
             let (count, first) = try length(at: start)
             guard count <= Int.max / 2 else { throw Failure(description: "a string length is out of range") }
             let raw = try slice(first, count: count * 2)
+            try spend(bytes: count * 2)
             let units = stride(from: raw.startIndex, to: raw.endIndex, by: 2).map {
                 UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1])
             }
@@ -236,6 +246,12 @@ struct BinaryPropertyListReader {
     }
 
     // MARK: Bytes
+
+    /// Charges a decoded string's or data's length against ``byteBudget``.
+    private mutating func spend(bytes count: Int) throws(Failure) {
+        byteBudget -= count
+        guard byteBudget >= 0 else { throw Failure(description: "its strings and data expand to more than 16 times the file's size") }
+    }
 
     /// `count` bytes from `first`, which must lie before the offset table.
     private func slice(_ first: Int, count: Int) throws(Failure) -> ArraySlice<UInt8> {

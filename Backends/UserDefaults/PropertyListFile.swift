@@ -51,12 +51,13 @@ struct PropertyListFile: Sendable {
 
     /// The stamp of the file as it is now, or `nil` if there is none.
     func stamp() throws(DefaultsError) -> Stamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw failure("Could not examine the suite file.", .last("stat"))
+        do {
+            return try FileReplacement.status(of: path).map(Stamp.init)
+        } catch where error.number == ENOTDIR {
+            return nil
+        } catch {
+            throw failure("Could not examine the suite file.", error)
         }
-        return Stamp(info)
     }
 
     /// Reads and parses the file. A file that is empty or does not parse is read again a few times
@@ -92,7 +93,9 @@ struct PropertyListFile: Sendable {
     private func readOnce() throws(DefaultsError) -> ([UInt8], Stamp)? {
         // Non-blocking, regular files only: a FIFO at the path must not hang the reader.
         do {
-            guard let (bytes, info) = try FileContents.read(path) else { return nil }
+            // Through `target(of:)`: a link made since the suite was opened is followed only as
+            // a write would follow it.
+            guard let (bytes, info) = try FileContents.read(try FileReplacement.target(of: path)) else { return nil }
             return (bytes, Stamp(info))
         } catch where error.number == ENOTDIR {
             return nil

@@ -157,6 +157,17 @@ public protocol DefaultsProvider: Sendable {
     /// A provider that keeps a copy in memory (the JSON file backend) reads the storage again.
     func synchronize() throws(DefaultsError)
 
+    /// Makes every change committed to this provider's storage before the call survive a power
+    /// loss or an operating-system crash, whatever durability the store was opened with: what a
+    /// move calls on its destination before it removes anything from its source
+    /// (``moveAll(to:progress:)``, `anydefaults migrate --move`).
+    ///
+    /// The default does nothing: right for a provider whose every commit is durable already (the
+    /// JSON file, `UserDefaults`, PostgreSQL, SQLite with `durability=full`, LMDB synced) or that
+    /// keeps nothing. SQLite with `durability=normal` checkpoints its log, which syncs it; LMDB
+    /// with `nosync` or `mapped` syncs its map.
+    func makeDurable() throws(DefaultsError)
+
     // Writes from async code: the same operations, suspending the calling task instead of
     // blocking its thread while the backend works (see DefaultsProvider+Async.swift for the
     // default implementations, which suit local backends).
@@ -178,6 +189,8 @@ extension DefaultsProvider {
     public var sharedChangeCounter: SharedChangeCounter? { nil }
 
     public func synchronize() throws(DefaultsError) {}
+
+    public func makeDurable() throws(DefaultsError) {}
 
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
         try apply([.set(key, value)])

@@ -13,6 +13,30 @@ import Testing
         return FileStamp(info)
     }
 
+    /// A file's time can be anything a file system stores (`touch -d 2400-01-01`, a restored
+    /// archive): none makes the check trap, the future counts as recent, the past does not.
+    @Test(arguments: [
+        (Int64.max, true), (Int64.max - 1, true), (Int64.min, false), (Int64.min + 1, false),
+        (1 << 40, true), (-(1 << 40), false), (0, false),
+    ] as [(Int64, Bool)])
+    func anyModificationTimeIsJudgedWithoutOverflow(_ seconds: Int64, recent: Bool) throws {
+        try withTemporaryDirectory { directory in
+            var stamp = FileStamp(try FileReplacement.replace(directory.path("f"), with: [1]))
+            #expect(stamp.isRecent)
+            stamp.modifiedSeconds = seconds
+            for nanoseconds: Int64 in [0, 999_999_999] {
+                stamp.modifiedNanoseconds = nanoseconds
+                #expect(stamp.isRecent == recent)
+            }
+            // Around now: a second ago is not recent, a second ahead is.
+            let now = Int64(Date().timeIntervalSince1970)
+            stamp.modifiedSeconds = now - 2
+            #expect(!stamp.isRecent)
+            stamp.modifiedSeconds = now + 2
+            #expect(stamp.isRecent)
+        }
+    }
+
     @Test func theStampOfAReplacementIsTheStampOfTheFileAfterwards() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("settings")

@@ -20,6 +20,39 @@ import Testing
         }
     }
 
+    /// A link that another user plants at the store's path in a shared directory (`/tmp`) after
+    /// the store opened is neither read through (their values are not taken for the store's) nor
+    /// written through (the write neither lands in their file nor takes its owner and mode).
+    @Test(.enabled(if: geteuid() == 0, "needs root to make a link owned by another user"))
+    func aLinkPlantedInASharedDirectoryAfterOpeningIsNotFollowed() throws {
+        try withTemporaryDirectory { directory in
+            let shared = directory.path("shared")
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+            #expect(chmod(shared, 0o1777) == 0)
+            let path = shared + "/app.json"
+            let store = try JSONFileProvider(path: path, options: .init(watchesExternalChanges: false))
+            #expect(try store.value(forKey: "server.url") == nil)
+
+            let theirs = directory.path("theirs.json")
+            let planted = Array(#"{"server.url": "https://attacker.example"}"#.utf8)
+            #expect(FileManager.default.createFile(atPath: theirs, contents: Data(planted)))
+            #expect(chown(theirs, 65534, 65534) == 0 && chmod(theirs, 0o666) == 0)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: theirs)
+            #expect(lchown(path, 65534, 65534) == 0)
+
+            // A reload (here asked for; a watcher or a write makes one) reads nothing through it.
+            let read = defaultsError { try store.synchronize() }
+            #expect(read?.code == .permissionDenied)
+            #expect((try? store.value(forKey: "server.url")) ?? nil == nil)
+            let write = defaultsError { try store.setValue(.string("https://mine.example"), forKey: "server.url") }
+            #expect(write?.code == .permissionDenied)
+            #expect(try FileFacts.bytes(theirs) == Data(planted))
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path) == theirs)
+            // A fresh instance refuses the link as well.
+            #expect(defaultsError { _ = try JSONFileProvider(path: path).value(forKey: "server.url") } != nil)
+        }
+    }
+
     @Test func aReadOnlyFileIsReadAndNeverReplaced() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("s.json")

@@ -141,6 +141,31 @@ import TestSupport
         }
     }
 
+    /// A damaged log entry whose sequence number is at the end of the range (or, sorting last,
+    /// negative): writes neither trap nor fail; the log starts again, and a reader that saw the
+    /// damaged end reports every key rather than miss one.
+    @Test(arguments: [Int64.max, Int64.max / 2 + 1, -1, Int64.min])
+    func aLogAtTheEndOfItsNumbersStartsAgain(_ damaged: Int64) throws {
+        try withTemporaryDirectory { directory in
+            let store = try LMDBProvider(path: directory.path("store"))
+            try Self.leaseToAnotherProcess(store)
+            try store.setValue(.int(1), forKey: "before")
+            try store.commitAsAnotherProcess { transaction throws(DefaultsError) in
+                let data = LMDBChangeLog.bigEndian(Self.otherOrigin) + LMDBChangeLog.bigEndian(ChangeLog.now) + Array("before".utf8)
+                try LMDBChangeLog.logKey(damaged).withBytes { logKey throws(DefaultsError) in
+                    try data.withBytes { data throws(DefaultsError) in try transaction.put(logKey, data, for: nil) }
+                }
+            }
+            let events = EventLog(store)
+            try store.setValue(.int(2), forKey: "after")
+            try store.apply([.set("again", .int(3)), .remove("before")])
+            #expect(try store.changeLogEntries().map(\.sequence) == [1, 2, 3])
+            #expect(try store.changeLogEntries().map(\.key) == ["after", "again", "before"])
+            #expect(Set(events.settled(at: 3).map(\.key)).isSuperset(of: ["after", "again", "before"]))
+            #expect(try store.allValues() == ["after": .int(2), "again": .int(3)])
+        }
+    }
+
     @Test func theLeaseIsGivenBackWhenTheLastProviderCloses() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path("store")

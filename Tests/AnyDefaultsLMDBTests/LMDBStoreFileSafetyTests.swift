@@ -49,6 +49,46 @@ import AnyDefaultsPlatform
         }
     }
 
+    /// A write that waits for the write lock (another process holds it) while a backup is
+    /// renamed over `data.mdb` is made in the restored file, not in the replaced one, which is
+    /// then gone with the write: once it holds the lock, a write that waited checks the file again.
+    @Test func aWriteWaitingForTheLockWhileTheDataFileIsReplacedLandsInTheNewFile() async throws {
+        #if os(Linux)
+        try await withTemporaryDirectory { directory in
+            let path = directory.path("store")
+            let backup = directory.path("backup.mdb")
+            do {
+                let store = try LMDBProvider(path: path)
+                try store.setValue(.string("backup"), forKey: "state")
+                store.close()
+            }
+            try FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: backup)
+            let writer = try LMDBProvider(path: path, options: .init(lockTimeout: .seconds(60)))
+            defer { writer.close() }
+            try writer.setValue(.string("replaced"), forKey: "state")
+
+            let (holder, holderOutput, _) = try ChildProcess.start("TestChild", ["hold-lock", "lmdb:" + path, "600"])
+            defer {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+            #expect(String(decoding: holderOutput.fileHandleForReading.availableData, as: UTF8.self) == "locked\n")
+            let write = Task.detached { try writer.setValue(.int(1), forKey: "waited") }
+            // Long enough for the write to pass its first look at the file and wait for the lock
+            // (were it not waiting yet, it would open the new file at once: the test still holds).
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(rename(backup, path + "/data.mdb") == 0)
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+            try await write.value
+
+            let read = try ChildProcess.run("TestChild", ["get", "lmdb:" + path, "waited"])
+            #expect(read.standardOutput == "1\n", "\(read.standardError)")
+            #expect(try ChildProcess.run("TestChild", ["get", "lmdb:" + path, "state"]).standardOutput == "\"backup\"\n")
+        }
+        #endif
+    }
+
     /// In one process: a provider whose data file is replaced opens the new one on its next call.
     @Test func aProviderOpensTheNewDataFileOnItsNextWrite() throws {
         try withTemporaryDirectory { directory in

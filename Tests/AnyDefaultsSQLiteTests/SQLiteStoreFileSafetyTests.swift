@@ -196,6 +196,50 @@ import AnyDefaultsPlatform
         }
     }
 
+    /// A write that waits for the write lock while a backup is renamed over the store is made in
+    /// the restored file, not in the replaced one (which is then unlinked, taking the write with
+    /// it): once it holds the lock, a write checks the file again.
+    @Test func aWriteWaitingForTheLockWhileTheStoreIsReplacedLandsInTheNewFile() async throws {
+        #if os(Linux)
+        try await withTemporaryDirectory { directory in
+            let path = directory.path("store.sqlite")
+            let backup = directory.path("backup.sqlite")
+            do {
+                let store = try SQLiteProvider(path: path)
+                try store.setValue(.string("backup"), forKey: "state")
+                store.close()
+            }
+            try FileManager.default.copyItem(atPath: path, toPath: backup)
+            // Kept open, so that `-shm` stays the file the child locks.
+            let keeper = try SQLiteProvider(path: path)
+            try keeper.setValue(.string("replaced"), forKey: "state")
+            let writer = try SQLiteProvider(path: path, busyTimeout: .seconds(60))
+            _ = try writer.value(forKey: "state")
+
+            let (holder, holderOutput, _) = try ChildProcess.start("TestChild", ["hold-lock", "sqlite:" + path, "600"])
+            defer {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+            #expect(String(decoding: holderOutput.fileHandleForReading.availableData, as: UTF8.self) == "locked\n")
+            let write = Task.detached { try writer.setValue(.int(1), forKey: "waited") }
+            // Long enough for the write to pass its first look at the file and wait for the lock
+            // (were it not waiting yet, it would open the new file at once: the test still holds).
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(rename(backup, path) == 0)
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+            try await write.value
+
+            let read = try ChildProcess.run("TestChild", ["get", "sqlite:" + path, "waited"])
+            #expect(read.standardOutput == "1\n", "\(read.standardError)")
+            #expect(try ChildProcess.run("TestChild", ["get", "sqlite:" + path, "state"]).standardOutput == "\"backup\"\n")
+            keeper.close()
+            writer.close()
+        }
+        #endif
+    }
+
     /// In one process, two instances on the store and a cache in front of one: after the file is
     /// replaced, a write through either opens the new file, and both (and the cache) read it.
     @Test func instancesInOneProcessAllMoveToTheReplacingFile() throws {

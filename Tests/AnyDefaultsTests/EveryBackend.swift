@@ -20,4 +20,13 @@ enum EveryBackend {
             try body { try ProviderRegistry.standard.makeProvider(text) }
         }
     }
+
+    /// ``with(_:_:)`` giving `body` the store string itself, for a child process to open.
+    static func with(_ template: String, _ body: (_ text: String) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let suite = TestBackend.uniqueSuite("every")
+            defer { try? UserDefaultsProvider.removeSuite(named: suite) }
+            try await body(template.replacingOccurrences(of: "{dir}", with: directory.path).replacingOccurrences(of: "{suite}", with: suite))
+        }
+    }
 }

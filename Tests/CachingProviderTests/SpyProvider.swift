@@ -14,6 +14,8 @@ final class SpyProvider: DefaultsProvider {
         var allValues = 0
         /// Every batch that reached `apply`, single writes included.
         var batches: [[DefaultsChange]] = []
+        /// Calls of `makeDurable()`.
+        var madeDurable = 0
         var writes: Int { batches.count }
     }
 
@@ -44,13 +46,16 @@ final class SpyProvider: DefaultsProvider {
     ///   - jitter: sleep or yield a little inside every read and write, after the store was read
     ///     or changed, so that overlapping calls interleave in many ways.
     ///   - reportsChanges: whether observers hear of changes; a provider need not report any.
-    init(_ values: [String: DefaultsValue] = [:], jitter: Bool = false, reportsChanges: Bool = true) {
+    ///   - capabilities: what it claims; `.multiProcess` stands for a store other processes write,
+    ///     whose writes ``silentWrite(_:_:)`` plays.
+    init(_ values: [String: DefaultsValue] = [:], jitter: Bool = false, reportsChanges: Bool = true, capabilities: DefaultsCapabilities = [.atomicBatch]) {
         state = Mutex(State(values: values))
         self.jitter = jitter
         self.reportsChanges = reportsChanges
+        self.capabilities = capabilities
     }
 
-    var capabilities: DefaultsCapabilities { [.atomicBatch] }
+    let capabilities: DefaultsCapabilities
 
     var counts: Counts { state.withLock { $0.counts } }
 
@@ -101,6 +106,10 @@ final class SpyProvider: DefaultsProvider {
         broadcaster.deliverPending()
         hooks.withLock { $0.afterCommit }?(changes)
         pause()
+    }
+
+    func makeDurable() throws(DefaultsError) {
+        state.withLock { $0.counts.madeDurable += 1 }
     }
 
     /// Changes the store as another process would: the cache hears of it as an external event.

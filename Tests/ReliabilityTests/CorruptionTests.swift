@@ -191,6 +191,40 @@ import TestSupport
             #expect(result.standardOutput.hasPrefix("error corrupted"), "\(result.standardOutput)")
         }
     }
+
+    /// A large value's node that points at a page claiming to be an overflow run of zero pages
+    /// (page 0, the meta page, with the overflow flag added: LMDB's own meta check lets it pass)
+    /// once made the open check's arithmetic wrap and stop the process; it is `corrupted`.
+    @Test func anLMDBOverflowRunOfNoPagesIsCorrupted() throws {
+        try withTestStore("lmdb", forChildren: true) { store, _ in
+            let large = String(repeating: "v", count: 20_000)
+            let seeded = try ChildProcess.run("TestChild", ["apply", store.store, "big:string=\(large)"], environment: store.environment)
+            try #require(seeded.status == 0, "\(seeded.standardError)")
+            var bytes = try Self.bytes(store.dataFile)
+            let pageSize = 4096
+            func u16(_ offset: Int) -> Int { Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 }
+            var pointed = 0
+            // Every leaf node with F_BIGDATA (0x01): its data is the first page of the run.
+            for page in stride(from: 2 * pageSize, to: bytes.count, by: pageSize) where u16(page + 10) & 0x02 != 0 {
+                let lower = u16(page + 12)
+                guard lower >= 16, lower <= pageSize else { continue }
+                for index in 0..<(lower - 16) / 2 {
+                    let node = page + u16(page + 16 + 2 * index)
+                    guard node + 8 <= page + pageSize, u16(node + 4) & 0x01 != 0 else { continue }
+                    let data = node + 8 + u16(node + 6)
+                    for byte in 0..<8 { bytes[data + byte] = 0 }
+                    pointed += 1
+                }
+            }
+            try #require(pointed == 1, "the large value's node was not found")
+            bytes[10] |= 0x04  // page 0: P_META | P_OVERFLOW
+            for byte in 12..<16 { bytes[byte] = 0 }  // a run of 0 pages
+            try Self.write(bytes, to: store.dataFile)
+            let result = try ChildProcess.run("TestChild", ["read-all", store.store], environment: store.environment)
+            #expect(!result.wasSignaled, "the check stopped the process: \(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("error corrupted"), "\(result.standardOutput) \(result.standardError)")
+        }
+    }
     #endif
 
     /// An SQLite header naming a schema format SQLite does not know ("unsupported file format",

@@ -57,17 +57,26 @@ struct DurabilityTests {
             after: "durability=nosync"),
     ]
 
-    /// The calls of a child that opens the store and writes `count` times.
-    static func calls(_ level: Level, writes count: Int, shim: FaultShim, in directory: TemporaryDirectory) throws -> [FaultShim.Call] {
-        let base = directory.path("run-\(count)")
+    /// The calls of a child that opens the store and writes `count` times (then, with `durable`,
+    /// calls `makeDurable()`).
+    ///
+    /// With `keptOpen`, this process holds the store open meanwhile: the child's connection is
+    /// then not the last, and SQLite does not checkpoint (and sync) when it closes.
+    static func calls(
+        _ level: Level, writes count: Int, durable: Bool = false, keptOpen: Bool = false, shim: FaultShim, in directory: TemporaryDirectory
+    ) throws -> [FaultShim.Call] {
+        let base = directory.path("run-\(count)\(durable ? "-durable" : "")")
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let store = try TestStore(level.scheme, base: base, forChildren: true)
         let text = store.store + (level.options.isEmpty ? "" : "?" + level.options)
         let log = base + "/shim.log"
+        let holder = try keptOpen ? store.open() : nil
+        try holder?.setValue(.int(-1), forKey: "opened")
+        defer { (holder as? SQLiteProvider)?.close() }
         let result = try ChildProcess.run(
             "TestChild",
             level.after.map { ["writes-after", store.store + "?" + $0, text, String(count)] }
-                ?? [level.emptying ? "empties" : "writes", text, String(count)],
+                ?? [level.emptying ? "empties" : "writes", text, String(count)] + (durable ? ["durable"] : []),
             environment: store.environment.merging(shim.environment(watching: base, log: log)) { $1 })
         try #require(result.status == 0, "\(text): \(result.standardError)")
         let calls = FaultShim.calls(inLog: log)
@@ -96,6 +105,29 @@ struct DurabilityTests {
                     #expect(
                         writesPerCommit == Double(writes),
                         "\(level.testDescription): \(writesPerCommit) writes per commit, expected \(writes) (\(level.reason)); one write: \(onceWrites), \(1 + extra) writes: \(moreWrites)")
+                }
+            }
+        }
+    }
+
+    /// `makeDurable()` syncs what a lazily synced store committed (what a move calls before it
+    /// removes its source), and costs a store that syncs every commit nothing more.
+    @Test(arguments: [
+        ("sqlite", "", true), ("sqlite", "durability=normal", true), ("lmdb", "durability=nosync", true),
+        ("sqlite", "durability=full", true), ("lmdb", "", true), ("json", "", false),
+    ])
+    func makeDurableSyncsWhatALazyStoreCommitted(scheme: String, options: String, syncsOnce: Bool) async throws {
+        try await BlockingWork.run {
+            try withTemporaryDirectory { directory in
+                let shim = try FaultShim.build(in: directory.path)
+                let level = Level(scheme: scheme, options: options, syncs: 0, reason: "")
+                // Held open here, SQLite's store is not checkpointed when the child closes it.
+                let plain = try Self.calls(level, writes: 3, keptOpen: true, shim: shim, in: directory).filter(\.isSync)
+                let durable = try Self.calls(level, writes: 3, durable: true, keptOpen: true, shim: shim, in: directory).filter(\.isSync)
+                if syncsOnce {
+                    #expect(durable.count > plain.count, "\(scheme):?\(options): \(plain) then \(durable)")
+                } else {
+                    #expect(durable.count == plain.count, "\(scheme):?\(options): \(plain) then \(durable)")
                 }
             }
         }

@@ -105,8 +105,14 @@ struct CacheState {
     /// record has writers, so the table holds it.
     private unowned(unsafe) var writing: Record?
 
-    init(readPath: CacheReadPath) {
+    /// Whether a write of what the cache holds is skipped. Only where the cache's answers are the
+    /// store's when a write begins (see ``CachingProvider/init(_:)``): otherwise another process
+    /// may have replaced the value a moment ago, and skipping the write would lose it.
+    let skipsKnownWrites: Bool
+
+    init(readPath: CacheReadPath, skipsKnownWrites: Bool) {
         self.readPath = readPath
+        self.skipsKnownWrites = skipsKnownWrites
     }
 
     // MARK: Reads
@@ -185,7 +191,7 @@ struct CacheState {
         let record = records[key] ?? insertRecord(key)
         // An entry means no write to the key is in flight, so it is what the store holds.
         if let cached = record.entry {
-            if cached == value {
+            if skipsKnownWrites, cached == value {
                 statistics.skippedWrites &+= 1
                 return nil
             }
@@ -224,7 +230,7 @@ struct CacheState {
             } else {
                 current = known?.entry
             }
-            if let current, current == change.value { continue }
+            if skipsKnownWrites, let current, current == change.value { continue }
             let record: Record
             if let known {
                 if known.entry != nil { removeEntry(of: known) }

@@ -8,7 +8,11 @@ import Synchronization
 /// - A write goes to the upstream first; the cache changes only if it succeeded. A write of the
 ///   value the cache already holds (or the removal of a key it knows is absent) is skipped: the
 ///   upstream is not called and no event is sent. A batch skips such changes and passes the rest
-///   on as one batch.
+///   on as one batch. Skipping needs the cache to hold the store's value when the write begins,
+///   so it happens only for an upstream with a ``SharedChangeCounter`` (SQLite, LMDB) or without
+///   ``DefaultsCapabilities/multiProcess`` (memory): for other stores shared between processes (a
+///   JSON file, a `UserDefaults` suite, PostgreSQL) every write reaches the upstream, which skips
+///   what changes nothing itself.
 /// - Reads, writes and invalidations may overlap from any number of threads: once the writes
 ///   are done, the cache never serves a value the upstream no longer holds.
 /// - Observers receive the upstream's events, each once; an external change (another instance
@@ -53,8 +57,8 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         let state: Mutex<CacheState>
         let broadcaster = ChangeBroadcaster()
 
-        init(readPath: CacheReadPath) {
-            state = Mutex(CacheState(readPath: readPath))
+        init(readPath: CacheReadPath, skipsKnownWrites: Bool) {
+            state = Mutex(CacheState(readPath: readPath, skipsKnownWrites: skipsKnownWrites))
         }
 
         deinit {
@@ -76,7 +80,12 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         counter = upstream.sharedChangeCounter
         probe = counter?.probe
         readPath = CacheReadPath(counter: counter)
-        let core = Core(readPath: readPath)
+        // A write of what the cache holds can be skipped only when the cache is known to hold the
+        // store's value as the write begins: with a commit count to catch up with, or for a store
+        // that no other process writes. Elsewhere (a JSON file, a suite, PostgreSQL) another
+        // process's write reaches the cache a moment after it returned, and a skipped write would
+        // leave that process's value in place of this later one.
+        let core = Core(readPath: readPath, skipsKnownWrites: counter != nil || !upstream.capabilities.contains(.multiProcess))
         self.core = core
         coherence = counter?.register(
             upstream: upstream as AnyObject,
@@ -99,6 +108,11 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
             try upstream.synchronize()
             invalidateAll()
         }
+    }
+
+    /// The upstream's ``DefaultsProvider/makeDurable()``: the cache holds nothing unwritten.
+    public func makeDurable() throws(DefaultsError) {
+        try upstream.makeDurable()
     }
 
     /// Forgets what other processes changed since this process last looked, before the cache
@@ -287,6 +301,7 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     }
 
     private func writeAsync(_ value: DefaultsValue?, forKey key: String) async throws(DefaultsError) {
+        catchUpWithOtherProcesses()
         guard let ticket = core.state.withLock({ $0.beginWrite(key, value: value) }) else { return }
         do {
             if let value {
@@ -302,6 +317,7 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
     }
 
     public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
+        catchUpWithOtherProcesses()
         guard let batch = core.state.withLock({ $0.beginBatch(changes) }) else { return }
         do {
             try await upstream.applyAsync(batch.changes)

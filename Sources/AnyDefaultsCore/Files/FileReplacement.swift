@@ -68,6 +68,25 @@ package enum FileReplacement {
         throw SystemCallError(call: "follow the symbolic links", path: path, number: ELOOP)
     }
 
+    /// The status of the file at `path`, a store's file resolved with ``target(of:)`` when it
+    /// opened, or `nil` if there is none. A link made there since is followed only as
+    /// ``target(of:)`` allows: a link that another user planted in a shared directory such as
+    /// `/tmp` is refused (`EACCES`) rather than read through.
+    package static func status(of path: String) throws(SystemCallError) -> stat? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .last("lstat", path: path)
+        }
+        guard info.st_mode & S_IFMT == S_IFLNK else { return info }
+        let target = try target(of: path)
+        guard stat(target, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .last("stat", path: target)
+        }
+        return info
+    }
+
     /// Refuses to follow a link in a sticky, world-writable directory unless it belongs to this
     /// user or to the directory's owner (Linux's `fs.protected_symlinks`).
     private static func checkMayFollow(_ link: String, owner: uid_t, in directory: String) throws(SystemCallError) {
@@ -89,8 +108,11 @@ package enum FileReplacement {
     }
 
     /// Replaces the regular file at `path` (or creates it) with `bytes`, as the type's
-    /// documentation says, and returns the new file's status. `path` is the file itself: resolve
-    /// links first with ``target(of:)``.
+    /// documentation says, and returns the new file's status. `path` is the file itself, resolved
+    /// with ``target(of:)`` (a store resolves it once, when it opens); a link found there now, made
+    /// since, is followed again only as ``target(of:)`` allows, so that a link planted in a shared
+    /// directory after the store opened neither redirects the write nor lends it its target's
+    /// owner and mode.
     @discardableResult
     package static func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t = 0o600) throws(SystemCallError) -> stat {
         let result = bytes.withUnsafeBytes { replace(path, $0, newFileMode: newFileMode) }
@@ -106,9 +128,12 @@ package enum FileReplacement {
 
     private static func replace(_ path: String, _ bytes: UnsafeRawBufferPointer, newFileMode: mode_t) -> Result<stat, SystemCallError> {
         Result { () throws(SystemCallError) -> stat in
+            let path = try target(of: path)
+            // `lstat`: a link made between the resolution and here is not a regular file, and is
+            // refused below rather than followed.
             var existing = stat()
-            let exists = stat(path, &existing) == 0
-            if !exists, errno != ENOENT { throw .last("stat", path: path) }
+            let exists = lstat(path, &existing) == 0
+            if !exists, errno != ENOENT { throw .last("lstat", path: path) }
             if exists {
                 try checkRegular(existing, call: "replace", path: path)
                 try checkWritable(path)
@@ -335,12 +360,18 @@ package enum FileReplacement {
         return target
     }
 
-    /// Makes a rename in the directory of `path` durable. A failure is not reported: the rename,
-    /// the commit point, has happened.
+    /// Makes a rename in the directory of `path` durable. Where the directory cannot be opened
+    /// (one this user may write but not read, or no descriptor left in the process), every file
+    /// system is synced instead (`sync`), rare and slow but durable. A failure of the directory's
+    /// own sync (`EIO`, a failing disk) is not reported: the rename, the commit point, has
+    /// happened, and the new file is what every reader sees.
     package static func syncDirectory(of path: String) {
         let descriptor = open(directory(of: path), O_RDONLY | O_CLOEXEC | O_DIRECTORY)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        close(descriptor)
+        guard descriptor >= 0 else {
+            sync()
+            return
+        }
+        defer { close(descriptor) }
+        while fsync(descriptor) != 0, errno == EINTR {}
     }
 }

@@ -34,7 +34,13 @@ package struct FileStamp: Hashable, Sendable {
     package var isRecent: Bool {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let age = (Int64(now.tv_sec) - modifiedSeconds) * 1_000_000_000 + (Int64(now.tv_nsec) - modifiedNanoseconds)
-        return age < 100_000_000
+        // A file's time can be anything (`touch -d 2400-01-01`, a restored archive): whole seconds
+        // are compared first, so no arithmetic on them can overflow. A time in the future counts
+        // as recent.
+        let (seconds, overflow) = Int64(now.tv_sec).subtractingReportingOverflow(modifiedSeconds)
+        if overflow { return modifiedSeconds > 0 }
+        guard seconds <= 1 else { return false }
+        guard seconds >= -1 else { return true }
+        return seconds * 1_000_000_000 + (Int64(now.tv_nsec) - modifiedNanoseconds) < 100_000_000
     }
 }

@@ -10,7 +10,9 @@ extension Defaults {
     /// defaults.migrate(.theme, to: .theme, in: sharedDefaults) { $0 }   // to another store
     /// ```
     ///
-    /// Within one store both changes are one batch (atomic where the backend is). Two instances
+    /// Within one store both changes are one batch (atomic where the backend is), applied only if
+    /// the source still holds the value read (``DefaultsProvider/apply(_:ifUnchanged:)``): a value
+    /// another writer stores meanwhile is read again and moved in its turn, never lost. Two instances
     /// on one store (one file reached by two paths, say) count as one store, by their
     /// ``DefaultsProvider/storeIdentity``. Across stores the target is written first, then the
     /// source removed only if it still holds the value moved (``DefaultsProvider/removeValues(ifUnchanged:)``):
@@ -59,10 +61,39 @@ extension ThrowingDefaults {
         let targetKey = destination.fullKey(target.name)
         let sameProvider = destination.provider as AnyObject === defaults.provider as AnyObject
             || Self.sameStore(destination.provider, defaults.provider)
-        guard !(sameProvider && sourceKey == targetKey),
-              let stored = try defaults.provider.value(forKey: sourceKey)
-        else { return false }
+        guard !(sameProvider && sourceKey == targetKey) else { return false }
 
+        // Within one store the move is conditional on the source still holding what was read:
+        // another writer's value, stored between the read and the batch, is moved in its turn
+        // rather than removed unseen. Each retry follows a write that succeeded elsewhere.
+        for _ in 0..<Self.migrationAttempts {
+            guard let stored = try defaults.provider.value(forKey: sourceKey) else { return false }
+            let change = try Self.migrated(stored, from: sourceKey, as: Source.self, to: targetKey, transform)
+            if sameProvider {
+                guard try defaults.provider.apply([change, .remove(sourceKey)], ifUnchanged: [sourceKey: stored]) else { continue }
+            } else {
+                try destination.provider.apply([change])
+                try destination.provider.makeDurable()
+                _ = try defaults.provider.removeValues(ifUnchanged: [sourceKey: stored])
+            }
+            destination.forgetDecoded(targetKey)
+            defaults.forgetDecoded(sourceKey)
+            return true
+        }
+        throw DefaultsError(
+            .busy, "The value kept changing while it was moved to \"\(targetKey)\"; it was left in place.",
+            backend: "Defaults", key: sourceKey)
+    }
+
+    /// How often a move within one store is tried while other writers keep changing its source.
+    static var migrationAttempts: Int { 64 }
+
+    /// The change that stores `stored`, read as `Source` and converted by `transform`, under
+    /// `targetKey`.
+    private static func migrated<Source: DefaultsSerializable, Target: DefaultsSerializable>(
+        _ stored: DefaultsValue, from sourceKey: String, as _: Source.Type, to targetKey: String,
+        _ transform: (Source) -> Target
+    ) throws(DefaultsError) -> DefaultsChange {
         let value: Source
         do {
             value = try Source(defaultsValue: stored)
@@ -70,26 +101,12 @@ extension ThrowingDefaults {
             throw error.located(at: sourceKey)
         }
         let converted = transform(value)
-        let change: DefaultsChange
-        if isAbsent(converted) {
-            change = .remove(targetKey)
-        } else {
-            do {
-                change = .set(targetKey, try converted.defaultsValue)
-            } catch {
-                throw error.located(at: targetKey)
-            }
+        if isAbsent(converted) { return .remove(targetKey) }
+        do {
+            return .set(targetKey, try converted.defaultsValue)
+        } catch {
+            throw error.located(at: targetKey)
         }
-
-        if sameProvider {
-            try defaults.provider.apply([change, .remove(sourceKey)])
-        } else {
-            try destination.provider.apply([change])
-            _ = try defaults.provider.removeValues(ifUnchanged: [sourceKey: stored])
-        }
-        destination.forgetDecoded(targetKey)
-        defaults.forgetDecoded(sourceKey)
-        return true
     }
 
     /// Whether two providers reach the same storage, by their identities.

@@ -43,8 +43,9 @@ extension DefaultsProvider {
     }
 
     /// Moves every key and value of this store to `destination`: copies them as
-    /// ``copyAll(to:progress:)`` does, then, only once that batch succeeded, removes from this
-    /// store the keys that still hold the value copied, compared and removed in one step
+    /// ``copyAll(to:progress:)`` does, then, only once that batch succeeded and was made durable
+    /// (``makeDurable()``, so that a power loss cannot leave the keys in neither store), removes
+    /// from this store the keys that still hold the value copied, compared and removed in one step
     /// (``removeValues(ifUnchanged:)``): a key another writer changed meanwhile keeps its new
     /// value here, and is listed in ``DefaultsStoreTransfer/keptInSource``.
     ///
@@ -90,6 +91,10 @@ extension DefaultsProvider {
         try destination.apply(zip(names, values).map { .set(destinationPrefix + $0, $1.value) })
         var transfer = DefaultsStoreTransfer(copied: names, removed: [], keptInSource: [])
         guard moving else { return transfer }
+        // Nothing leaves the source before the copy would survive a power loss: a destination that
+        // syncs lazily (SQLite's NORMAL, LMDB without sync) could lose it after the source's
+        // removal, durable at once, and the keys would be in neither store.
+        try destination.makeDurable()
         progress(.removing(values.count))
         let removed = Set(try removeValues(ifUnchanged: Dictionary(values, uniquingKeysWith: { first, _ in first })))
         transfer.removed = zip(names, values).filter { removed.contains($1.key) }.map(\.0)

@@ -187,7 +187,8 @@ package enum ChangeLog {
             // emptied by hand: what was in it is unknown.
             return Reading(keys: [], complete: position == 0, end: 0)
         }
-        let complete = first.sequence == position || first.sequence == position + 1
+        // `&+`: a position read from a damaged log may be `Int64.max`.
+        let complete = first.sequence == position || first.sequence == position &+ 1
         var lastChange: [String: Int] = [:]
         for (index, entry) in entries.enumerated()
         where (entry.sequence > position || !complete) && entry.origin != origin && !entry.key.isEmpty {

@@ -71,9 +71,9 @@
 //   standard-write <key> <value>
 //       Writes the string <value> under <key> through Defaults.standard, as an app does (the
 //       store `anydefaults --app TestChild` must open), and prints "ok".
-//   writes <store> <count>
-//       Writes <count> different values to one key (each its own commit), prints "ok"; the
-//       durability tests count the syncs.
+//   writes <store> <count> [durable]
+//       Writes <count> different values to one key (each its own commit), then with `durable`
+//       calls makeDurable(), prints "ok"; the durability tests count the syncs.
 //   empties <store> <count>
 //       Like writes, but each time sets the only key and removes it again, emptying the store.
 //   writes-after <first-store> <store> <count>

@@ -86,10 +86,11 @@ func keepWriting(_ arguments: Arguments) throws {
 }
 
 func writes(_ arguments: Arguments) throws {
-    try arguments.expect(2...2)
+    try arguments.expect(2...3)
     let count = try arguments.int(1, "count")
     let store = try provider(arguments.text(0, "store"))
     for number in 0..<count { try store.setValue(.int(Int64(number)), forKey: "durability") }
+    if arguments.rest(from: 2) == ["durable"] { try store.makeDurable() }
     say("ok")
 }
 

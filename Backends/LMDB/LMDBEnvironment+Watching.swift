@@ -17,12 +17,15 @@ struct LMDBWatching {
 }
 
 extension LMDBEnvironment {
-    /// Starts watching for other processes' commits, unless already watching. If the lease cannot
-    /// be taken (the store is closed, or full), the next observer tries again; until then other
-    /// processes' changes are read by every call but not reported.
+    /// Starts watching for other processes' commits, unless already watching. The lease is taken
+    /// without waiting for the write lock: while another process holds it (a long transaction, a
+    /// stopped writer), the watch starts without one and takes it as soon as it can, trying again
+    /// every 100 ms to 1 s; its first reading then reports every key, as other processes did not
+    /// log their changes meanwhile. If the watch cannot start (the store is closed), the next
+    /// observer tries again.
     func watch(scheme: LMDBKeyScheme) {
-        watching.withLock { watching in
-            guard watching == nil else { return }
+        let pending = watching.withLock { watching -> Bool in
+            guard watching == nil else { return false }
             do throws(DefaultsError) {
                 // The watch starts before the lease, so that no commit logged under it goes unnoticed.
                 let watch = try ChangeLog.Watch(
@@ -30,17 +33,32 @@ extension LMDBEnvironment {
                     onChange: { [weak self] in self?.readOtherProcessesCommits() },
                     onTimer: { [weak self] in self?.readOtherProcessesCommits() })
                 let now = ChangeLog.now
+                var lease = ChangeLog.Lease(takenAt: now)
                 do throws(DefaultsError) {
                     try takeLease(until: now + ChangeLog.leaseSeconds, settingPosition: true)
+                } catch where error.code == .busy {
+                    lease = ChangeLog.Lease.untaken(at: now)
                 } catch {
                     watch.cancel()
                     throw error
                 }
                 // Read from the start: a commit may have come after the lease.
-                watching = LMDBWatching(watch: watch, lease: ChangeLog.Lease(takenAt: now), scheme: scheme, seenTransaction: -1)
+                watching = LMDBWatching(watch: watch, lease: lease, scheme: scheme, seenTransaction: -1)
+                return lease.lapsed
             } catch {
-                return
+                return false
             }
+        }
+        if pending { retryLease(after: .milliseconds(100)) }
+    }
+
+    /// Tries to take the lease the watch started without, until it has it or the watch stopped.
+    private func retryLease(after delay: Duration) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(delay.clampedNanosecondsInt)) { [weak self] in
+            guard let self else { return }
+            readOtherProcessesCommits()
+            let stillPending = watching.withLock { $0.map { $0.lease.isUntaken } ?? false }
+            if stillPending { retryLease(after: min(delay * 2, .seconds(1))) }
         }
     }
 
@@ -91,6 +109,8 @@ extension LMDBEnvironment {
             guard var current = watching else { return ([], false) }
             defer { watching = current }
             try? current.lease.keep { end throws(DefaultsError) in try takeLease(until: end, settingPosition: false) }
+            // Without a lease (not taken yet), other processes log nothing to read.
+            guard !current.lease.isUntaken else { return ([], false) }
             // Most wake-ups are this process's own commits: only a new transaction can log anything.
             // (The last transaction is read from the meta page, which a commit writes before it is
             // visible to new readers: the snapshot read below may still be the one before.)
@@ -121,15 +141,17 @@ extension LMDBEnvironment {
     }
 
     /// Takes or renews this process's lease until `end` in a write transaction; with
-    /// `settingPosition`, makes the log's end the position this process has accounted for: every
-    /// commit after it is logged while the lease lasts.
+    /// `settingPosition` (or when none is set yet), makes the log's end the position this process
+    /// has accounted for: every commit after it is logged while the lease lasts. It never waits
+    /// for another process's write lock (`busy` then): it runs while observers start and while
+    /// readers catch up, which must not wait on a stopped writer; the watch tries again later.
     private func takeLease(until end: Int64, settingPosition: Bool) throws(DefaultsError) {
         try writer.withLock { (state: inout WriterState) throws(DefaultsError) in
-            let logEnd = try commitWithGrowth(estimatedSize: 64) { transaction throws(DefaultsError) -> Int64 in
+            let logEnd = try commitWithGrowth(estimatedSize: 64, lockTimeout: .zero) { transaction throws(DefaultsError) -> Int64 in
                 try transaction.putLease(origin: ChangeLog.processOrigin, until: end, now: ChangeLog.now)
                 return try transaction.logEnd()
             }
-            if settingPosition { state.logPosition = logEnd }
+            if settingPosition || state.logPosition == nil { state.logPosition = logEnd }
         }
     }
 }

@@ -392,8 +392,11 @@ final class LMDBEnvironment: Sendable {
         guard rc == MDB_SUCCESS || rc == EACCES else { throw DefaultsError.lmdb(rc, "sync the store to disk", path: path) }
     }
 
+    ///
+    /// `lockTimeout` replaces the store's for this commit (`.zero`: only if the lock is free, or
+    /// its holder is dying).
     func commitWithGrowth<Result>(
-        estimatedSize: Int, _ body: (LMDBTransaction) throws(DefaultsError) -> Result
+        estimatedSize: Int, lockTimeout: Duration? = nil, _ body: (LMDBTransaction) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
         // A reader slot left by a process that died pins the pages of its snapshot, which no
         // commit can reuse until the slot is freed; only an open or a full reader table frees it
@@ -401,7 +404,7 @@ final class LMDBEnvironment: Sendable {
         var clearedReaders = false
         while true {
             // Outside the gate: waiting here must not hold up a resize.
-            let waited = try writeLock.acquire(timeout: options.lockTimeout)
+            let waited = try writeLock.acquire(timeout: lockTimeout ?? options.lockTimeout)
             defer { writeLock.release() }
             // A data file renamed over (or deleted) while this write waited must not receive it:
             // the provider opens the new one and writes there (`LMDBDataFileReplaced`).

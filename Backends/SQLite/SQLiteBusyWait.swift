@@ -17,7 +17,9 @@ import AnyDefaultsPlatform
 /// until the kernel has closed its files, which can take seconds under load; writers that commit
 /// again and again can leave a polling waiter no gap for seconds under load.
 struct SQLiteBusyWait {
-    let timeout: Duration
+    /// The connection's busy timeout; ``SQLiteConnection/withoutWaiting(_:)`` sets it to zero for
+    /// a moment.
+    var timeout: Duration
     /// The store's shared-memory index, where SQLite keeps its locks in WAL mode.
     let lockFile: String
     /// When the wait gives up, unless the holders are working then.

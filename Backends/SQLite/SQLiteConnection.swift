@@ -193,6 +193,15 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` with a busy timeout of zero: a lock another process holds fails it with
+    /// `busy` at once (unless its holder is dying), rather than after the connection's timeout.
+    func withoutWaiting<T>(_ body: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+        let timeout = busyWait.pointee.timeout
+        busyWait.pointee.timeout = .zero
+        defer { busyWait.pointee.timeout = timeout }
+        return try body()
+    }
+
     /// The error for SQLite result `rc` of `action`.
     func error(_ rc: Int32, action: String, key: String? = nil) -> DefaultsError {
         .sqlite(rc, db: db, action: action, path: path, key: key)

@@ -154,20 +154,34 @@ final class SQLiteSharedFile: Sendable {
     // MARK: Other processes
 
     /// Starts watching for other processes' commits, unless already watching; the watcher's own
-    /// connection is opened with `synchronous` and `busyTimeout`. If the store cannot be watched
-    /// (its lease cannot be taken within the busy timeout), the next observer tries again; until
-    /// then other processes' changes are read by every call but not reported.
+    /// connection is opened with `synchronous` and `busyTimeout`. While another process holds the write lock, the
+    /// watch starts without its lease and takes it as soon as it can, trying again every 100 ms to
+    /// 1 s; its first reading then reports every key (other processes logged nothing meanwhile).
+    /// If the store cannot be watched (damaged, say), the next observer tries again; until then
+    /// other processes' changes are read by every call but not reported.
     func watch(path: String, synchronous: StaticString, busyTimeout: Duration) {
-        watcher.withLock { watcher in
-            guard watcher == nil else { return }
+        let pending = watcher.withLock { watcher -> Bool in
+            guard watcher == nil else { return false }
             guard
                 let started = try? SQLiteChangeWatcher(
                     path: path, synchronous: synchronous, busyTimeout: busyTimeout,
                     onChange: { [weak self] in self?.readOtherProcessesCommits() },
                     onTimer: { [weak self] in self?.readOtherProcessesCommits() })
-            else { return }
+            else { return false }
             commits.withLock { $0 = started.startPosition }
             watcher = started
+            return started.lease.isUntaken
+        }
+        if pending { retryLease(after: .milliseconds(100)) }
+    }
+
+    /// Tries to take the lease the watch started without, until it has it or the watch stopped.
+    private func retryLease(after delay: Duration) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(delay.clampedNanosecondsInt)) { [weak self] in
+            guard let self else { return }
+            readOtherProcessesCommits()
+            let stillPending = watcher.withLock { $0?.lease.isUntaken ?? false }
+            if stillPending { retryLease(after: min(delay * 2, .seconds(1))) }
         }
     }
 
@@ -197,6 +211,9 @@ final class SQLiteSharedFile: Sendable {
             // A failure (the store busy beyond the timeout, or damaged) is retried on the next
             // change or tick; a lease that lapsed meanwhile is noted then.
             try? watcher.keepLease()
+            // Without a lease (not taken yet), other processes log nothing to read.
+            guard !watcher.lease.isUntaken, let startPosition = watcher.startPosition else { return (false, false) }
+            commits.withLock { if $0 == nil { $0 = startPosition } }
             // Most wake-ups are this process's own commits, which log nothing it reads.
             guard let end = try? watcher.connection.logEnd() else { return (false, false) }
             guard watcher.lease.lapsed || end != commits.withLock({ $0 }) else { return (false, true) }

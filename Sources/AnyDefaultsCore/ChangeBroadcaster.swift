@@ -17,15 +17,30 @@ import Synchronization
 public final class ChangeBroadcaster: Sendable {
     public typealias Handler = @Sendable (DefaultsChangeEvent) -> Void
 
+    /// A handler and whether it is still registered: a delivery under way on another thread took
+    /// the list of registrations before a cancellation, and must not call a cancelled one for the
+    /// events it has yet to deliver.
+    @usableFromInline final class Registration: Sendable {
+        let handler: Handler
+        let isActive = Atomic(true)
+
+        init(_ handler: @escaping Handler) { self.handler = handler }
+
+        @inline(__always)
+        func callAsFunction(_ event: DefaultsChangeEvent) {
+            if isActive.load(ordering: .acquiring) { handler(event) }
+        }
+    }
+
     // Reachable from inlinable code, so that ``enqueue(_:)-(Sequence)`` is specialised for the
     // caller's sequence (unspecialised, appending a lazy sequence costs thousands of instructions).
     @usableFromInline struct State {
         var nextID = 0
-        @usableFromInline var handlers: [Int: Handler] = [:] {
+        @usableFromInline var handlers: [Int: Registration] = [:] {
             didSet { handlerList = Array(handlers.values) }
         }
         /// The handlers as an array, built when they change rather than for every delivery.
-        var handlerList: [Handler] = []
+        var handlerList: [Registration] = []
         @usableFromInline var pending: [DefaultsChangeEvent] = []
         var delivering = false
 
@@ -41,8 +56,8 @@ public final class ChangeBroadcaster: Sendable {
 
     /// Events taken from the queue, with the handlers that were registered when they were taken.
     fileprivate enum Delivery {
-        case one(DefaultsChangeEvent, [Handler])
-        case many([DefaultsChangeEvent], [Handler])
+        case one(DefaultsChangeEvent, [Registration])
+        case many([DefaultsChangeEvent], [Registration])
 
         consuming func deliver() {
             switch consume self {
@@ -66,15 +81,19 @@ public final class ChangeBroadcaster: Sendable {
         state.withLock { !$0.handlers.isEmpty }
     }
 
-    /// Registers `handler` for every event delivered from now on.
+    /// Registers `handler` for every event delivered from now on. Once the observation is
+    /// cancelled, no event reaches `handler` but one whose delivery had already begun on another
+    /// thread.
     public func observe(_ handler: @escaping Handler) -> DefaultsObservation {
+        let registration = Registration(handler)
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.handlers[id] = handler
+            state.handlers[id] = registration
             return id
         }
         return DefaultsObservation { [weak self] in
+            registration.isActive.store(false, ordering: .releasing)
             _ = self?.state.withLock { $0.handlers.removeValue(forKey: id) }
         }
     }
@@ -133,7 +152,7 @@ public final class ChangeBroadcaster: Sendable {
     public func publish(_ event: DefaultsChangeEvent) {
         // The usual case, nothing queued and no delivery under way, takes the lock once before
         // delivering and once after, and leaves the queue alone.
-        let handlers = state.withLock { state -> [Handler]? in
+        let handlers = state.withLock { state -> [Registration]? in
             guard !state.handlers.isEmpty else { return [] }
             guard !state.delivering, state.pending.isEmpty else {
                 state.pending.append(event)

@@ -18,7 +18,8 @@ public final class DefaultsObservation: Sendable {
         self.onCancel = Mutex(onCancel)
     }
 
-    /// Stops the events. Calling it again does nothing.
+    /// Stops the events: once it returns, no event reaches the handler but one whose delivery
+    /// had already begun on another thread. Calling it again does nothing.
     public func cancel() {
         let action = onCancel.withLock { action in
             defer { action = nil }

@@ -1,6 +1,8 @@
 import AnyDefaultsCore
+import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite struct ChangeBroadcasterTests {
     @Test func deliversInOrderAndStopsAfterCancel() {
@@ -12,6 +14,40 @@ import Testing
         broadcaster.publish([DefaultsChangeEvent(key: "c", newValue: .int(1))])
         #expect(seen.withLock { $0 } == ["a", "b"])
         #expect(!broadcaster.hasObservers)
+    }
+
+    /// An observer cancelled on one thread while another delivers a batch to it gets none of the
+    /// batch's later events: the delivery took the list of handlers before the cancellation.
+    @Test(.ownThreads, arguments: [1, 2, 100])
+    func anObserverCancelledDuringABatchGetsNoneOfItsLaterEvents(batch: Int) {
+        let broadcaster = ChangeBroadcaster()
+        let inside = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let seen = Mutex<[String]>([])
+        let observation = broadcaster.observe { event in
+            let first = seen.withLock { seen in
+                seen.append(event.key)
+                return seen.count == 1
+            }
+            if first {
+                inside.signal()
+                proceed.wait()
+            }
+        }
+        let other = broadcaster.observe { _ in }
+        defer { other.cancel() }
+        // Delivered on a thread of its own, which the first event holds inside the handler.
+        Thread.detachNewThread {
+            broadcaster.publish((0..<batch).map { DefaultsChangeEvent(key: "k\($0)", newValue: .int(Int64($0))) })
+            broadcaster.publish(DefaultsChangeEvent(key: "after", newValue: nil))
+            done.signal()
+        }
+        inside.wait()
+        observation.cancel()
+        proceed.signal()
+        done.wait()
+        #expect(seen.withLock { $0 } == ["k0"])
     }
 
     @Test func releasingTheObservationStopsEvents() {

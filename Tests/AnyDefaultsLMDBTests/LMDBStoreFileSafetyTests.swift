@@ -67,19 +67,15 @@ import AnyDefaultsPlatform
             defer { writer.close() }
             try writer.setValue(.string("replaced"), forKey: "state")
 
-            let (holder, holderOutput, _) = try ChildProcess.start("TestChild", ["hold-lock", "lmdb:" + path, "600"])
-            defer {
-                kill(holder.processIdentifier, SIGKILL)
-                holder.waitUntilExit()
-            }
-            #expect(String(decoding: holderOutput.fileHandleForReading.availableData, as: UTF8.self) == "locked\n")
+            let holder = try LockHoldingChild(store: "lmdb:" + path)
+            defer { holder.end() }
+            #expect(holder.isHolding)
             let write = Task.detached { try writer.setValue(.int(1), forKey: "waited") }
             // Long enough for the write to pass its first look at the file and wait for the lock
             // (were it not waiting yet, it would open the new file at once: the test still holds).
             try await Task.sleep(for: .milliseconds(500))
             #expect(rename(backup, path + "/data.mdb") == 0)
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
+            holder.end()
             try await write.value
 
             let read = try ChildProcess.run("TestChild", ["get", "lmdb:" + path, "waited"])

@@ -216,19 +216,15 @@ import AnyDefaultsPlatform
             let writer = try SQLiteProvider(path: path, busyTimeout: .seconds(60))
             _ = try writer.value(forKey: "state")
 
-            let (holder, holderOutput, _) = try ChildProcess.start("TestChild", ["hold-lock", "sqlite:" + path, "600"])
-            defer {
-                kill(holder.processIdentifier, SIGKILL)
-                holder.waitUntilExit()
-            }
-            #expect(String(decoding: holderOutput.fileHandleForReading.availableData, as: UTF8.self) == "locked\n")
+            let holder = try LockHoldingChild(store: "sqlite:" + path)
+            defer { holder.end() }
+            #expect(holder.isHolding)
             let write = Task.detached { try writer.setValue(.int(1), forKey: "waited") }
             // Long enough for the write to pass its first look at the file and wait for the lock
             // (were it not waiting yet, it would open the new file at once: the test still holds).
             try await Task.sleep(for: .milliseconds(500))
             #expect(rename(backup, path) == 0)
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
+            holder.end()
             try await write.value
 
             let read = try ChildProcess.run("TestChild", ["get", "sqlite:" + path, "waited"])

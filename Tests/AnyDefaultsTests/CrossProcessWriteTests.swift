@@ -1,5 +1,6 @@
 import AnyDefaults
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -33,6 +34,36 @@ import TestSupport
                 #expect(read.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "\(DefaultsValue.string("mine"))",
                     "round \(round): the other process's write outlasted this later one")
             }
+        }
+    }
+
+    /// Another process writes a payload, then a key saying it is ready, 100 times; this one, on
+    /// each "ready" event, reads the payload through the default cache: never older than the
+    /// round it was told of (the cache once answered with the payload it held before, on the
+    /// JSON file and `UserDefaults` backends, whose watch reports a re-read's changes one by one).
+    @Test(arguments: EveryBackend.stores.filter { !$0.hasPrefix("memory:") })
+    func aReadAfterAnotherProcessesEventIsNeverOlderThanTheEvent(_ template: String) async throws {
+        try await EveryBackend.with(template) { (text: String) in
+            let store = try ProviderRegistry.standard.makeProvider(text)
+            try store.apply([.set("z.payload", .int(0)), .set("a.ready", .int(0))])
+            #expect(try store.value(forKey: "z.payload") == .int(0))
+            let rounds: Int64 = 100
+            let stale = Mutex<[String]>([])
+            let last = Mutex<Int64>(0)
+            let observation = store.observe { event in
+                guard event.key == "a.ready", case .int(let round)? = event.newValue else { return }
+                let payload = try? store.value(forKey: "z.payload")
+                if case .int(let seen)? = payload, seen >= round {} else {
+                    stale.withLock { $0.append("ready \(round), payload \(String(describing: payload))") }
+                }
+                last.withLock { $0 = max($0, round) }
+            }
+            defer { observation.cancel() }
+            let writes = (1...rounds).flatMap { ["z.payload=\($0)", "a.ready=\($0)"] }
+            let result = try ChildProcess.run("TestChild", ["apply", text] + writes)
+            try #require(result.status == 0, "\(result.standardError)")
+            #expect(waitUntil { last.withLock { $0 } == rounds }, "the last round was never reported")
+            #expect(stale.withLock { $0 }.isEmpty, "\(stale.withLock { $0 })")
         }
     }
 }

@@ -317,7 +317,9 @@ import Testing
         #expect(log.all.isEmpty)
     }
 
-    @Test func anExternalChangeInvalidatesExactlyItsKeyAndIsPassedOn() throws {
+    /// Without a commit count, an external change forgets every answer (a later event of the same
+    /// batch may not have arrived yet: `SkippedWriteTests`) and is passed on.
+    @Test func anExternalChangeForgetsEveryAnswerAndIsPassedOn() throws {
         let spy = SpyProvider(["a": .int(1), "b": .int(1)])
         let cache = spy.cached()
         let log = EventLog(cache)
@@ -326,8 +328,9 @@ import Testing
         spy.externalWrite("a", .int(2))
         #expect(log.all == [DefaultsChangeEvent(key: "a", newValue: .int(2), origin: .external)])
         #expect(cache.cachedEntry(forKey: "a") == nil)
-        #expect(cache.cachedEntry(forKey: "b") == .some(.int(1)))
+        #expect(cache.cachedEntry(forKey: "b") == nil)
         #expect(try cache.value(forKey: "a") == .int(2))
+        #expect(try cache.value(forKey: "b") == .int(1))
     }
 
     @Test func anExternalRemovalInvalidatesTheKey() throws {

@@ -1,4 +1,5 @@
 import AnyDefaultsCore
+import Synchronization
 import Testing
 
 /// A write of what the cache holds is skipped only where the cache knows it holds the store's
@@ -37,6 +38,30 @@ import Testing
         try await write(cache, "absent", nil)
         #expect(spy.stored("absent") == nil)
         #expect(cache.statistics.skippedWrites == 0)
+    }
+
+    /// Another process's batch reaches a shared store's cache as one event per key, after the
+    /// upstream read them all: an observer of the first event that reads a later key gets the
+    /// batch's value, never the one the cache held before (as a server reading `payload` when it
+    /// hears of `ready`).
+    @Test(arguments: [true, false])
+    func anObserverOfAnExternalChangeReadsTheRestOfItsBatch(shared: Bool) throws {
+        let spy = SpyProvider(
+            ["a.ready": .int(0), "z.payload": .int(0)],
+            capabilities: shared ? [.atomicBatch, .multiProcess] : [.atomicBatch])
+        let cache = CachingProvider(spy)
+        #expect(try cache.value(forKey: "z.payload") == .int(0))
+        let seen = Mutex<[DefaultsValue?]>([])
+        let observation = cache.observe { event in
+            guard event.key == "a.ready" else { return }
+            let payload = try? cache.value(forKey: "z.payload")
+            seen.withLock { $0.append(payload ?? nil) }
+        }
+        defer { observation.cancel() }
+        for round in Int64(1)...5 {
+            spy.externalApply([.set("a.ready", .int(round)), .set("z.payload", .int(round))])
+        }
+        #expect(seen.withLock { $0 } == (1...5).map { .int($0) })
     }
 
     /// Where no other process writes (and where a shared change counter tells the cache what

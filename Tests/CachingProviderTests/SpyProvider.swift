@@ -118,6 +118,13 @@ final class SpyProvider: DefaultsProvider {
         broadcaster.deliverPending()
     }
 
+    /// Changes several keys as another process's batch would: committed together, then reported
+    /// as external events one by one.
+    func externalApply(_ changes: [DefaultsChange]) {
+        state.withLock { commit(changes, origin: .external, to: &$0) }
+        broadcaster.deliverPending()
+    }
+
     /// Changes the store without any event, as an unobservable change would.
     func silentWrite(_ key: String, _ value: DefaultsValue?) {
         state.withLock { $0.values[key] = value }

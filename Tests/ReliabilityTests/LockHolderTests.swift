@@ -75,20 +75,52 @@ import AnyDefaultsPlatform
             #expect(hog.terminationReason == .exit && hog.terminationStatus == 0)
 
             // Sleeping with the lock: busy after the timeout and one more look at it.
-            let (sleeper, sleeperOutput, _) = try ChildProcess.start("TestChild", ["hold-lock", holding, "600"])
-            defer {
-                // Reaped, not only killed: a zombie child makes Swift Testing's exit-test monitor
-                // spin and the exit tests wait forever.
-                kill(sleeper.processIdentifier, SIGKILL)
-                sleeper.waitUntilExit()
-            }
-            #expect(String(decoding: sleeperOutput.fileHandleForReading.availableData, as: UTF8.self) == "locked\n")
+            let sleeper = try LockHoldingChild(store: holding)
+            defer { sleeper.end() }
+            #expect(sleeper.isHolding)
             let started = ContinuousClock.now
             let error = #expect(throws: DefaultsError.self) { try store.setValue(.int(2), forKey: "k") }
             #expect(error?.code == .busy)
             let waited = ContinuousClock.now - started
             #expect(waited >= .seconds(1) && waited < .seconds(15), "\(waited)")
             #expect(try first.value(forKey: "k") == .int(1))
+        }
+        #endif
+    }
+
+    /// An observer that starts while another process holds the store's write lock (a long
+    /// transaction, a stopped writer, the `sqlite3` shell inside `BEGIN IMMEDIATE`) neither waits
+    /// for the lock timeout to start nor goes deaf: its watch takes its lease once the lock is
+    /// free, and it hears what other processes write from then on, and what they wrote meanwhile.
+    @Test(arguments: ["sqlite", "lmdb"])
+    func anObserverStartedWhileTheLockIsHeldHearsOtherProcessesOnceItIsFree(scheme: String) throws {
+        #if os(Linux)
+        try withTemporaryDirectory { directory in
+            let location = directory.path(scheme == "lmdb" ? "store" : "store.\(scheme)")
+            let holding = "\(scheme):\(location)"
+            // Kept open, so that SQLite's `-shm` stays the file the child locks.
+            let first = try ProviderRegistry.standard.makeProvider(holding + "?cache=off")
+            try first.setValue(.int(0), forKey: "k")
+
+            let holder = try LockHoldingChild(store: holding)
+            defer { holder.end() }
+            #expect(holder.isHolding)
+            // A lock timeout no test waits for: starting must not wait for it.
+            let started = ContinuousClock.now
+            let store = try ProviderRegistry.standard.makeProvider(holding + "?locktimeout=60")
+            let events = EventLog(store)
+            #expect(ContinuousClock.now - started < .seconds(30), "starting the observer waited for the lock")
+            #expect(try store.value(forKey: "k") == .int(0))
+
+            holder.end()
+            // Written while the watch may not have its lease yet, then after it surely has.
+            let during = try ChildProcess.run("TestChild", ["apply", holding, "k=1"])
+            try #require(during.status == 0, "\(during.standardError)")
+            #expect(waitUntil { events.all.contains { $0.key == "k" && $0.newValue == .int(1) } }, "\(events.all)")
+            let after = try ChildProcess.run("TestChild", ["apply", holding, "later=2"])
+            try #require(after.status == 0, "\(after.standardError)")
+            #expect(waitUntil { events.all.contains { $0.key == "later" && $0.newValue == .int(2) } }, "\(events.all)")
+            #expect(events.all.allSatisfy { $0.origin == .external })
         }
         #endif
     }

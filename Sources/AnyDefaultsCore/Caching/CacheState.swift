@@ -105,14 +105,23 @@ struct CacheState {
     /// record has writers, so the table holds it.
     private unowned(unsafe) var writing: Record?
 
-    /// Whether a write of what the cache holds is skipped. Only where the cache's answers are the
-    /// store's when a write begins (see ``CachingProvider/init(_:)``): otherwise another process
+    /// Whether a write of what the cache holds is skipped: only where the cache's answers are the
+    /// store's as a write begins (the upstream counts every process's commits, or no other
+    /// process writes its storage; see ``CachingProvider/init(_:)``). Otherwise another process
     /// may have replaced the value a moment ago, and skipping the write would lose it.
     let skipsKnownWrites: Bool
 
-    init(readPath: CacheReadPath, skipsKnownWrites: Bool) {
+    /// Whether an external event forgets every answer rather than its key's: where the upstream
+    /// has no commit count, it reports another process's changes one event at a time after
+    /// reading them all, and an observer of the first, reading a key of a later one, must not get
+    /// the value that key had before. (With a count, every changed key is forgotten before the
+    /// first event.)
+    let forgetsAllOnExternalChanges: Bool
+
+    init(readPath: CacheReadPath, skipsKnownWrites: Bool, forgetsAllOnExternalChanges: Bool) {
         self.readPath = readPath
         self.skipsKnownWrites = skipsKnownWrites
+        self.forgetsAllOnExternalChanges = forgetsAllOnExternalChanges
     }
 
     // MARK: Reads
@@ -300,6 +309,10 @@ struct CacheState {
     /// in flight on the key; anything else (an external change, a write made on the upstream
     /// directly, bypassing the cache) invalidates the key.
     mutating func absorb(_ event: DefaultsChangeEvent) {
+        if event.origin == .external, forgetsAllOnExternalChanges {
+            invalidateAll()
+            return
+        }
         // `writing` has writers, so it is the table's record of its key.
         let record: Record?
         if let writing, writing.key == event.key {

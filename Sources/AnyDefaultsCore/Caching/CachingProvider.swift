@@ -16,7 +16,9 @@ import Synchronization
 /// - Reads, writes and invalidations may overlap from any number of threads: once the writes
 ///   are done, the cache never serves a value the upstream no longer holds.
 /// - Observers receive the upstream's events, each once; an external change (another instance
-///   or process, where the upstream reports it) first invalidates the keys it touched.
+///   or process, where the upstream reports it) first invalidates the keys it touched, or, where
+///   the upstream has no ``SharedChangeCounter``, every answer (its batch's later events may not
+///   have arrived yet).
 ///
 /// Write through the cache, not to the upstream directly: the cache learns of direct writes only
 /// through the upstream's events.
@@ -57,8 +59,9 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         let state: Mutex<CacheState>
         let broadcaster = ChangeBroadcaster()
 
-        init(readPath: CacheReadPath, skipsKnownWrites: Bool) {
-            state = Mutex(CacheState(readPath: readPath, skipsKnownWrites: skipsKnownWrites))
+        init(readPath: CacheReadPath, skipsKnownWrites: Bool, forgetsAllOnExternalChanges: Bool) {
+            state = Mutex(CacheState(
+                readPath: readPath, skipsKnownWrites: skipsKnownWrites, forgetsAllOnExternalChanges: forgetsAllOnExternalChanges))
         }
 
         deinit {
@@ -80,12 +83,15 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         counter = upstream.sharedChangeCounter
         probe = counter?.probe
         readPath = CacheReadPath(counter: counter)
-        // A write of what the cache holds can be skipped only when the cache is known to hold the
+        // A write of what the cache holds is skipped only where the cache is known to hold the
         // store's value as the write begins: with a commit count to catch up with, or for a store
-        // that no other process writes. Elsewhere (a JSON file, a suite, PostgreSQL) another
-        // process's write reaches the cache a moment after it returned, and a skipped write would
-        // leave that process's value in place of this later one.
-        let core = Core(readPath: readPath, skipsKnownWrites: counter != nil || !upstream.capabilities.contains(.multiProcess))
+        // no other process writes. Elsewhere (a JSON file, a suite, PostgreSQL) another process's
+        // write reaches the cache a moment after it returned, and a skipped write would leave
+        // that process's value in place of this later one. Without a count, an external event
+        // forgets every answer (see `CacheState`).
+        let core = Core(
+            readPath: readPath, skipsKnownWrites: counter != nil || !upstream.capabilities.contains(.multiProcess),
+            forgetsAllOnExternalChanges: counter == nil)
         self.core = core
         coherence = counter?.register(
             upstream: upstream as AnyObject,

@@ -212,6 +212,20 @@ package enum ChangeLog {
             end = now + leaseSeconds
         }
 
+        /// A lease a watch started without, at `now` (another process held the write lock):
+        /// ``keep(now:renew:)`` takes it at its next call, and it counts as lapsed, so that the
+        /// first reading under it reports every key.
+        package static func untaken(at now: Int64) -> Lease {
+            var lease = Lease(takenAt: now)
+            lease.end = now - 1
+            lease.lapsed = true
+            lease.isUntaken = true
+            return lease
+        }
+
+        /// Whether the lease was never taken (``untaken(at:)``, and not renewed since).
+        package private(set) var isUntaken = false
+
         /// Renews the lease through `renew` (given the new end) once a quarter of it has passed,
         /// and notes whether it had lapsed. Writers compare leases with whole seconds of their own
         /// clock, so a lease within a second of its end counts as lapsed.
@@ -220,6 +234,7 @@ package enum ChangeLog {
             let hadLapsed = now + 1 >= end
             try renew(now + leaseSeconds)
             end = now + leaseSeconds
+            isUntaken = false
             if hadLapsed { lapsed = true }
         }
     }

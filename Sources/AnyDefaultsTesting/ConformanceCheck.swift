@@ -156,6 +156,10 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case concurrencyNoLostUpdate = "concurrency.noLostUpdate"
     /// Readers of a key that writers keep replacing see only whole values, of every size up to megabytes.
     case concurrencyNoTornRead = "concurrency.noTornRead"
+    /// With `.atomicBatch`, readers see a batch whole: `allValues()` never holds some of its
+    /// changes without the others, and reads of its keys one after another never go back to an
+    /// earlier batch.
+    case concurrencyWholeBatches = "concurrency.wholeBatches"
     /// Nothing throws under concurrent use.
     case concurrencyNoError = "concurrency.noError"
     /// Threads incrementing one counter with `apply(_:ifUnchanged:)` lose no increment; of threads
@@ -180,6 +184,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// `apply(_:ifUnchanged:)`, `removeValueIfPresent(forKey:)` and `removeValues(ifUnchanged:)`
     /// report each change they make, and nothing when they change nothing.
     case changeEventsConditional = "changeEvents.conditional"
+    /// The async writes (`setValueAsync`, `applyAsync`, `removeValueAsync`, `removeAllAsync`)
+    /// report each change they make, as their synchronous forms do.
+    case changeEventsAsync = "changeEvents.async"
     /// Nothing arrives after `cancel()`.
     case changeEventsCancel = "changeEvents.cancel"
     /// Several observers each receive every event.
@@ -202,6 +209,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case externalChangesOrigin = "externalChanges.origin"
     /// Nothing is reported for keys an external write did not change.
     case externalChangesUnchangedSilent = "externalChanges.unchangedSilent"
+    /// Every observer receives every change made elsewhere; a cancelled one receives nothing more.
+    case externalChangesObservers = "externalChanges.observers"
 
     // MARK: multiProcess
     /// Processes writing distinct keys at once lose no update.
@@ -211,7 +220,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// After ``AnyDefaultsCore/DefaultsProvider/synchronize()``, an instance open the whole time reads
     /// what other processes committed before the call at once, without waiting.
     case multiProcessSynchronizeSees = "multiProcess.synchronizeSees"
-    /// Processes incrementing one counter with `apply(_:ifUnchanged:)` lose no increment.
+    /// Processes incrementing one counter with `apply(_:ifUnchanged:)` lose no increment; of
+    /// processes removing the same keys with `removeValueIfPresent(forKey:)`, exactly one is told
+    /// each key was there.
     case multiProcessCompareAndSet = "multiProcess.compareAndSet"
 
     // MARK: crashAtomicity

@@ -97,20 +97,25 @@ final class ConformanceChecker: Sendable {
         }
     }
 
-    /// Runs `body`, which must throw a ``DefaultsError`` with `code`, a message and a backend name.
-    func expectError(_ id: ConformanceCheck, _ code: DefaultsError.Code, _ detail: String, key: String? = nil, _ body: () throws -> Void) {
+    /// Runs `body`, which must throw a ``DefaultsError`` with `code`, a message and a backend name;
+    /// the `DefaultsError` it threw, if any.
+    @discardableResult
+    func expectError(_ id: ConformanceCheck, _ code: DefaultsError.Code, _ detail: String, key: String? = nil, _ body: () throws -> Void) -> DefaultsError? {
         do {
             try body()
             fail(id, detail, key: key, expected: "a DefaultsError with code \(code)", actual: "no error")
+            return nil
         } catch let error as DefaultsError {
             inspect(error, during: detail, key: key)
             check(
                 id, error.code == code && !error.message.isEmpty && !error.backend.isEmpty, detail, key: key,
                 expected: "a DefaultsError with code \(code), a message and a backend name",
                 actual: "code \(error.code), message \(ConformanceText.literal(error.message)), backend \(ConformanceText.literal(error.backend))")
+            return error
         } catch {
             inspect(error, during: detail, key: key)
             fail(id, detail, key: key, expected: "a DefaultsError with code \(code)", actual: ConformanceText.error(error))
+            return nil
         }
     }
 

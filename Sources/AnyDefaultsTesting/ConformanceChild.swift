@@ -152,11 +152,20 @@ final class ChildSession: Sendable {
         case "increment":
             try DefaultsConformanceSuite.increment(current(), key: ChildWire.text(from: argument(0)), times: number(1))
             return "ok"
+        case "removeIfPresent":
+            // One character per key PREFIX0 … PREFIX(COUNT-1): 1 when removeValueIfPresent told it was there.
+            let provider = try current()
+            let prefix = try ChildWire.text(from: argument(0))
+            var told = ""
+            for index in 0..<(try number(1)) { told += try provider.removeValueIfPresent(forKey: "\(prefix)\(index)") ? "1" : "0" }
+            return "told \(told)"
         case "burst":
             try burst(prefix: ChildWire.text(from: argument(0)), count: number(1), batchSize: number(2))
             return "ok"
         case "crash":
-            try crashLoop(prefix: ChildWire.text(from: argument(0)), keys: number(1), bytes: number(2), generation: number(3))
+            try crashLoop(
+                prefix: ChildWire.text(from: argument(0)), keys: number(1), bytes: number(2), generation: number(3),
+                conditional: arguments.count > 4 && arguments[4] == "conditional")
         case "deep":
             let depth = try number(0)
             let problem = SmallStackProbe.run(try current(), depth: depth)
@@ -177,13 +186,24 @@ final class ChildSession: Sendable {
     }
 
     /// Applies batches for ever, announcing each (`begin G`, `ack G`) so that the suite can kill
-    /// this process in the middle of one. See ``CrashBatch``.
-    private func crashLoop(prefix: String, keys: Int, bytes: Int, generation: Int) throws -> Never {
+    /// this process in the middle of one. See ``CrashBatch``. `conditional`: through
+    /// `apply(_:ifUnchanged:)`, expecting the previous generation's marker.
+    private func crashLoop(prefix: String, keys: Int, bytes: Int, generation: Int, conditional: Bool) throws -> Never {
         let provider = try current()
         var generation = generation
+        // The marker the batch removes, as this process last saw it.
+        var marker = conditional ? try provider.value(forKey: "\(prefix)m.\(generation - 1)") : nil
         while true {
             say("begin \(generation)")
-            try provider.apply(CrashBatch.changes(prefix: prefix, keys: keys, bytes: bytes, generation: generation))
+            let changes = CrashBatch.changes(prefix: prefix, keys: keys, bytes: bytes, generation: generation)
+            if conditional {
+                guard try provider.apply(changes, ifUnchanged: ["\(prefix)m.\(generation - 1)": marker]) else {
+                    throw ChildFailure(description: "apply(_:ifUnchanged:) did not apply: the marker of generation \(generation - 1) is not as the last batch left it")
+                }
+                marker = .int(Int64(generation))
+            } else {
+                try provider.apply(changes)
+            }
             say("ack \(generation)")
             generation += 1
         }

@@ -5,14 +5,15 @@ import Synchronization
 extension DefaultsConformanceSuite {
     /// The async forms (`setValueAsync`, `removeValueAsync`, `applyAsync`, `removeAllAsync`) make
     /// the changes their synchronous forms make: values read back at once (also through a cache
-    /// that had read the keys before), equivalent spellings are one key, a rejected batch throws
-    /// its `DefaultsError` and leaves no trace, and `removeAllAsync()` empties the store.
+    /// that had read the keys before), equivalent spellings are one key (also for `setValueAsync`
+    /// and `removeValueAsync`), a rejected batch throws its `DefaultsError` and leaves no trace,
+    /// and `removeAllAsync()` empties the store.
     func asyncFormChecks(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
         let id = ConformanceCheck.batchesAsync
         func read(_ key: String) -> DefaultsValue? {
             (checker.attempt(id, "read after an async write", key: key) { try provider.value(forKey: key) }) ?? nil
         }
-        for key in ["ba.k", "ba.caf\u{E9}", "ba.x", "ba.y"] { _ = read(key) }  // remembered as absent by a cache
+        for key in ["ba.k", "ba.caf\u{E9}", "ba.x", "ba.y", "ba.nfd\u{E9}"] { _ = read(key) }  // remembered as absent by a cache
 
         checker.attempt(id, "setValueAsync", key: "ba.k") { try Self.wait { () async throws(DefaultsError) in try await provider.setValueAsync(.int(1), forKey: "ba.k") } }
         checker.expectValue(id, read("ba.k"), .int(1), "setValueAsync stores the value", key: "ba.k")
@@ -36,6 +37,23 @@ extension DefaultsConformanceSuite {
 
         checker.attempt(id, "removeValueAsync", key: "ba.x") { try Self.wait { () async throws(DefaultsError) in try await provider.removeValueAsync(forKey: "ba.x") } }
         checker.expectValue(id, read("ba.x"), nil, "removeValueAsync removes the key", key: "ba.x")
+
+        // setValueAsync and removeValueAsync under an NFD spelling touch the key stored NFC.
+        let nfc = "ba.nfd\u{E9}", nfd = "ba.nfde\u{301}"
+        checker.attempt(id, "setValue", key: nfc) { try provider.setValue(.int(1), forKey: nfc) }
+        checker.attempt(id, "setValueAsync under another spelling", key: nfd) {
+            try Self.wait { () async throws(DefaultsError) in try await provider.setValueAsync(.int(2), forKey: nfd) }
+        }
+        checker.expectValue(id, read(nfc), .int(2), "setValueAsync under an NFD spelling writes the key stored NFC", key: nfc)
+        let listed = checker.attempt(id, "keys() after setValueAsync under another spelling") { try provider.keys() }
+        let spellings = listed?.filter { $0 == nfc } ?? []
+        checker.check(
+            id, spellings.count == 1, "a key written by setValue and setValueAsync in two spellings is listed once", key: nfc,
+            expected: "one key", actual: listed == nil ? "an error" : ConformanceText.keys(spellings))
+        checker.attempt(id, "removeValueAsync under another spelling", key: nfd) {
+            try Self.wait { () async throws(DefaultsError) in try await provider.removeValueAsync(forKey: nfd) }
+        }
+        checker.expectValue(id, read(nfc), nil, "removeValueAsync under an NFD spelling removes the key stored NFC", key: nfc)
 
         checker.attempt(id, "removeAllAsync") { try Self.wait { () async throws(DefaultsError) in try await provider.removeAllAsync() } }
         let left = checker.attempt(id, "keys() after removeAllAsync") { try provider.keys() }

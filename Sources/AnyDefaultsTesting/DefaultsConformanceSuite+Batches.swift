@@ -36,19 +36,25 @@ extension DefaultsConformanceSuite {
             // A rejected batch leaves no trace: neither its sets nor its removals.
             let tooDeep = ConformanceValues.nested(depth: DefaultsValue.maximumNestingDepth + 1, leaf: .string(checker.secret))
             let fine = DefaultsValue.array([.int(1), .dictionary(["x": .string(checker.secret)])])
-            let rejected: [(String, [DefaultsChange], DefaultsError.Code)] = [
-                ("an empty key last", [.set("b.new", fine), .set("b.kept", .string("changed")), .remove("b.2"), .set("", .int(0))], .invalidKey),
-                ("an empty key first", [.remove(""), .set("b.new", .int(1)), .remove("b.3")], .invalidKey),
-                ("an empty key in the middle", [.set("b.new", .int(1)), .remove("b.5"), .set("", fine), .set("b.other", .int(2)), .remove("b.kept")], .invalidKey),
-                ("a value nested too deeply last", [.set("b.new", .int(1)), .remove("b.5"), .set("b.deep", tooDeep)], .invalidValue),
-                ("a value nested too deeply first", [.set("b.deep", tooDeep), .remove("b.kept"), .set("b.new", fine)], .invalidValue),
+            // Each with its code and, for a rejected value, the key the error names: the offending change's.
+            let rejected: [(String, [DefaultsChange], DefaultsError.Code, offending: String?)] = [
+                ("an empty key last", [.set("b.new", fine), .set("b.kept", .string("changed")), .remove("b.2"), .set("", .int(0))], .invalidKey, nil),
+                ("an empty key first", [.remove(""), .set("b.new", .int(1)), .remove("b.3")], .invalidKey, nil),
+                ("an empty key in the middle", [.set("b.new", .int(1)), .remove("b.5"), .set("", fine), .set("b.other", .int(2)), .remove("b.kept")], .invalidKey, nil),
+                ("a value nested too deeply last", [.set("b.new", .int(1)), .remove("b.5"), .set("b.deep", tooDeep)], .invalidValue, "b.deep"),
+                ("a value nested too deeply first", [.set("b.deep", tooDeep), .remove("b.kept"), .set("b.new", fine)], .invalidValue, "b.deep"),
                 ("a value nested too deeply in its last branch",
-                    [.set("b.new", .int(1)), .set("b.deep", .array([.int(1), .string("x"), tooDeep])), .remove("b.3")], .invalidValue),
+                    [.set("b.new", .int(1)), .set("b.deep", .array([.int(1), .string("x"), tooDeep])), .remove("b.3")], .invalidValue, "b.deep"),
                 ("a value nested too deeply under one of several dictionary keys",
-                    [.set("b.deep", .dictionary(["a": .int(1), "m": .array([]), "z": tooDeep, "b": .string("x")])), .set("b.kept", .string("changed"))], .invalidValue),
+                    [.set("b.deep", .dictionary(["a": .int(1), "m": .array([]), "z": tooDeep, "b": .string("x")])), .set("b.kept", .string("changed"))], .invalidValue, "b.deep"),
             ]
-            for (name, batch, code) in rejected {
-                checker.expectError(.batchesRejected, code, "a batch with \(name) is rejected") { try provider.apply(batch) }
+            for (name, batch, code, offending) in rejected {
+                let error = checker.expectError(.batchesRejected, code, "a batch with \(name) is rejected") { try provider.apply(batch) }
+                if let offending, let error {
+                    checker.check(
+                        .batchesRejected, error.key == offending, "the error of a batch with \(name) names the rejected change's key", key: offending,
+                        expected: ConformanceText.literal(offending), actual: error.key.map(ConformanceText.literal) ?? "no key")
+                }
                 verify(.batchesNoTrace, "a batch with \(name) leaves no trace", absent: ["b.new", "b.deep", "b.other"])
             }
 

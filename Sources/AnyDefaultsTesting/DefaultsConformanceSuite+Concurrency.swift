@@ -64,6 +64,9 @@ extension DefaultsConformanceSuite {
                 .concurrencyNoLostUpdate, count == threads * keysPerThread, "keys() after concurrent writes",
                 expected: "\(threads * keysPerThread)", actual: "\(count.map(String.init) ?? "an error")")
 
+            // Before the large shared values, so that allValues() stays cheap.
+            if capabilities.contains(.atomicBatch) { wholeBatchCheck(checker, provider) }
+
             // One shared key per shape and size: each write stores a uniform value (every element
             // or character the writer's mark); a torn read would mix marks or lengths.
             var shapes: [(name: String, make: @Sendable (Int) -> DefaultsValue, isWhole: @Sendable (DefaultsValue) -> Bool, rounds: Int)] = [
@@ -91,6 +94,57 @@ extension DefaultsConformanceSuite {
             }
             compareAndSetThreadChecks(checker, provider)
         }
+    }
+
+    /// With ``DefaultsCapabilities/atomicBatch``, readers see a batch whole or not at all: a writer
+    /// sets 16 keys to the round's number in one batch per round, while one reader lists
+    /// `allValues()` (one round on every key) and another reads the keys one after another (in
+    /// the batch's order: never an earlier round than the key before).
+    func wholeBatchCheck(_ checker: ConformanceChecker, _ provider: any DefaultsProvider) {
+        let id = ConformanceCheck.concurrencyWholeBatches
+        let keys = (0..<16).map { "c.batch.\($0)" }
+        let rounds = max(16, options.stress.rounds * 2)
+        checker.attempt(id, "write the first batch") { try provider.apply(keys.map { .set($0, .int(0)) }) }
+        let writing = Atomic<Bool>(true)
+        let mixed = Mutex<[String]>([])
+        runOnThreads(3) { thread in
+            if thread == 0 {
+                defer { writing.store(false, ordering: .releasing) }
+                for round in 1...rounds {
+                    let batch = keys.map { DefaultsChange.set($0, .int(Int64(round))) }
+                    guard checker.attempt(.concurrencyNoError, "apply a batch while others read", key: keys[0], { try provider.apply(batch) }) != nil else { return }
+                }
+                return
+            }
+            // Until the writer is done, and at least a few times (a late start must still read).
+            var reads = 0
+            while reads < 4 || writing.load(ordering: .acquiring), mixed.withLock({ $0.isEmpty }) {
+                reads += 1
+                if thread == 1 {
+                    guard let all = checker.attempt(.concurrencyNoError, "allValues() while batches are applied", { try provider.allValues() }) else { return }
+                    let seen = keys.map { all[$0].map(ConformanceText.value) ?? "absent" }
+                    if Set(seen).count > 1 { mixed.withLock { $0.append("allValues() held \(seen.joined(separator: ", "))") } }
+                } else {
+                    var seen: [String] = []
+                    var last = Int64.min
+                    for key in keys {
+                        guard let read = checker.attempt(.concurrencyNoError, "read while batches are applied", key: key, { try provider.value(forKey: key) }) else { return }
+                        seen.append(read.map(ConformanceText.value) ?? "absent")
+                        guard case .int(let round)? = read else { continue }
+                        if round < last {
+                            mixed.withLock { $0.append("reads one after another gave \(seen.joined(separator: ", "))") }
+                            break
+                        }
+                        last = round
+                    }
+                }
+            }
+        }
+        let problems = mixed.withLock { $0 }
+        checker.check(
+            id, problems.isEmpty, "readers see each batch whole: never some of its keys with their new values and others with their old ones",
+            expected: "one batch's values on every key", actual: problems.joined(separator: "; "))
+        checker.attempt(id, "clean up") { try provider.apply(keys.map { .remove($0) }) }
     }
 
     /// A letter per writer and round.

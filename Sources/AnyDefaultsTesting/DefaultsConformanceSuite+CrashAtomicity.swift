@@ -5,7 +5,7 @@ extension DefaultsConformanceSuite {
     /// Crash atomicity (for providers that claim ``DefaultsCapabilities/atomicBatch`` and
     /// ``DefaultsCapabilities/persistent``, with a ``ChildProcess``): a child process applies large
     /// batches in a loop and is killed with SIGKILL at a random moment inside one, several times
-    /// on the same storage. After every kill the store opens, every batch is all or nothing (all
+    /// on the same storage (every other time through `apply(_:ifUnchanged:)`). After every kill the store opens, every batch is all or nothing (all
     /// its keys hold one generation, and only that generation's marker exists), and no batch the
     /// child acknowledged is lost.
     func crashAtomicityChecks() throws -> ConformanceReport {
@@ -22,14 +22,16 @@ extension DefaultsConformanceSuite {
                 var lastAcknowledged = generation - 1
                 var acknowledged: [ContinuousClock.Instant] = []
                 do {
-                    try connection.send("crash", ChildWire.text("ca."), "\(keys)", "\(bytes)", "\(generation)")
+                    // Every other cycle through apply(_:ifUnchanged:), whose batch must be as atomic.
+                    let mode = cycle % 2 == 1 ? "conditional" : "plain"
+                    try connection.send("crash", ChildWire.text("ca."), "\(keys)", "\(bytes)", "\(generation)", mode)
                     // Learn how long a batch takes, then kill at a random moment inside one.
                     while acknowledged.count < 3 {
                         let line = try connection.receive()
+                        if line.first == "error" { throw ChildFailure(description: ChildWire.errorText(line)) }
                         guard line.count >= 2, let number = Int(line[1]) else { continue }
                         if line[0] == "begin" { lastBegun = number }
                         if line[0] == "ack" { lastAcknowledged = number; acknowledged.append(.now) }
-                        if line[0] == "error" { throw ChildFailure(description: ChildWire.errorText(line)) }
                     }
                     let batch = (acknowledged[2] - acknowledged[0]) / 2
                     while true {

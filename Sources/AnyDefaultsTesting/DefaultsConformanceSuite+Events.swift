@@ -46,6 +46,18 @@ extension DefaultsConformanceSuite {
                 try provider.setValue(.string("cafe\u{301}"), forKey: "e.s")
                 try provider.setValue(.string("caf\u{E9}"), forKey: "e.s")
             }
+            // Containers equal under String's == but with other scalars: each write is a change.
+            for (key, nfd, nfc) in [
+                ("e.sa", DefaultsValue.array([.string("cafe\u{301}")]), DefaultsValue.array([.string("caf\u{E9}")])),
+                ("e.sd", .dictionary(["cafe\u{301}": .int(1)]), .dictionary(["caf\u{E9}": .int(1)])),
+            ] {
+                expectEvents(.changeEventsChange, "write \(nfd.typeName) spelled NFD, then NFC", [(key, nfd), (key, nfc)]) {
+                    try provider.setValue(nfd, forKey: key)
+                    try provider.setValue(nfc, forKey: key)
+                }
+                let read = checker.attempt(.changeEventsChange, "read the NFC spelling written last", key: key) { try provider.value(forKey: key) }
+                checker.expectValue(.changeEventsChange, read ?? nil, nfc, "a container written NFD, then NFC, reads back NFC", key: key)
+            }
             expectEvents(.changeEventsChange, "remove a present key", [("e.a", nil)]) { try provider.removeValue(forKey: "e.a") }
             expectEvents(.changeEventsNoOp, "remove an absent key", []) { try provider.removeValue(forKey: "e.a") }
             expectEvents(.changeEventsBatchOrder, "apply a batch", [("e.y", .int(1)), ("e.b", .string("b")), ("e.m", .array([.double(-0.0)]))]) {
@@ -78,15 +90,45 @@ extension DefaultsConformanceSuite {
             }
             expectEvents(conditional, "removeValueIfPresent to clean up", [("e.c2", nil)]) { _ = try provider.removeValueIfPresent(forKey: "e.c2") }
 
+            // The async writes report as the synchronous ones do (not only through the default
+            // implementations, which run them).
+            let async = ConformanceCheck.changeEventsAsync
+            expectEvents(async, "setValueAsync", [("e.as", .int(1))]) {
+                try Self.wait { () async throws(DefaultsError) in try await provider.setValueAsync(.int(1), forKey: "e.as") }
+            }
+            expectEvents(async, "applyAsync", [("e.as", .int(2)), ("e.as2", .int(3))]) {
+                try Self.wait { () async throws(DefaultsError) in try await provider.applyAsync([.set("e.as", .int(2)), .remove("e.absent"), .set("e.as2", .int(3))]) }
+            }
+            expectEvents(async, "removeValueAsync", [("e.as", nil)]) {
+                try Self.wait { () async throws(DefaultsError) in try await provider.removeValueAsync(forKey: "e.as") }
+            }
+
             recorder.clear()
             checker.attempt(.changeEventsRemoveAll, "removeAll()") { try provider.removeAll() }
-            let stored = ["e.z", "e.n", "e.s", "e.y", "e.b", "e.m", "e.q"]
+            let stored = ["e.z", "e.n", "e.s", "e.sa", "e.sd", "e.y", "e.b", "e.m", "e.q", "e.as2"]
             let removals = recorder.wait(for: stored.count)
             checker.check(
                 .changeEventsRemoveAll, removals.count == stored.count && Set(removals.map(\.key)) == Set(stored) && removals.allSatisfy { $0.newValue == nil },
                 "removeAll(): one removal event per stored key",
                 expected: "removals of \(stored.joined(separator: ", "))", actual: EventRecorder.describe(removals.map { ($0.key, $0.newValue) }))
             expectEvents(.changeEventsRemoveAll, "removeAll() on an empty store", []) { try provider.removeAll() }
+
+            expectEvents(.changeEventsChange, "write a key to remove with removeAllAsync", [("e.ra", .int(1))]) { try provider.setValue(.int(1), forKey: "e.ra") }
+            expectEvents(async, "removeAllAsync", [("e.ra", nil)]) { try Self.wait { () async throws(DefaultsError) in try await provider.removeAllAsync() } }
+
+            // A large batch, and removeAll() of as many keys: every event (no limit per commit).
+            let large = (0..<1_001).map { (key: "e.l.\($0)", value: DefaultsValue.int(Int64($0))) }
+            expectEvents(.changeEventsBatchOrder, "apply a batch of 1 001 new keys", large.map { ($0.key, $0.value) }) {
+                try provider.apply(large.map { .set($0.key, $0.value) })
+            }
+            recorder.clear()
+            checker.attempt(.changeEventsRemoveAll, "removeAll() of 1 001 keys") { try provider.removeAll() }
+            let largeRemovals = recorder.wait(for: large.count)
+            checker.check(
+                .changeEventsRemoveAll, largeRemovals.count == large.count && Set(largeRemovals.map(\.key)) == Set(large.map(\.key))
+                    && largeRemovals.allSatisfy { $0.newValue == nil },
+                "removeAll() of 1 001 keys: one removal event per stored key",
+                expected: "\(large.count) removals", actual: "\(largeRemovals.count) events: " + EventRecorder.describe(largeRemovals.map { ($0.key, $0.newValue) }))
 
             observerChecks(checker, provider, recorder)
             observation.cancel()
@@ -292,6 +334,9 @@ final class EventRecorder: Sendable {
     }
 
     func clear() { state.withLock { $0.events.removeAll() } }
+
+    /// The events that arrived so far, without waiting.
+    var events: [DefaultsChangeEvent] { state.withLock { $0.events } }
 
     /// Waits until `count` events arrived (at most `timeout` seconds), then a little longer to
     /// catch events that should not come, and returns what arrived. Once a wait has run out

@@ -6,13 +6,20 @@ extension DefaultsConformanceSuite {
     /// observed instance reports what a second instance in this process (with
     /// ``DefaultsCapabilities/persistent``) and another process (with a ``ChildProcess``) change —
     /// new keys, overwrites, removals, batches, `removeAll()` — each once, with its new value and
-    /// origin `.external`, and nothing for keys they write without changing. Its own writes are
-    /// reported once, as `.local`.
+    /// origin `.external`, and nothing for keys they write without changing; also when it reads the
+    /// changed keys before its watcher noticed them, and to every observer (one cancelled part-way
+    /// receives nothing after). Its own writes are reported once, as `.local`.
     func externalChangeChecks() throws -> ConformanceReport {
         try group(.externalChanges) { checker, storage, provider in
             let recorder = EventRecorder()
             let observation = provider.observe { recorder.record($0) }
             defer { observation.cancel() }
+            // More observers, each to receive every external change: one for the whole group, one
+            // cancelled part-way (after which it receives nothing).
+            let others = [EventRecorder(), EventRecorder()]
+            let otherObservations = others.map { other in provider.observe { other.record($0) } }
+            defer { for observation in otherObservations { observation.cancel() } }
+            var cancelled = false
             var sources: [(name: String, prefix: String, apply: ([DefaultsChange]) throws -> Void, removeAll: () throws -> Void, finish: () -> Void)] = []
             var second: (any DefaultsProvider)?
             if capabilities.contains(.persistent) {
@@ -33,10 +40,16 @@ extension DefaultsConformanceSuite {
                 /// Makes `changes` elsewhere, then a marker write, and expects exactly `expected` and the marker.
                 func step(_ detail: String, _ changes: [DefaultsChange]?, expect expected: [(String, DefaultsValue?)]) -> Bool {
                     recorder.clear()
+                    for other in others { other.clear() }
                     marker += 1
                     let markerKey = "\(source.prefix)marker.\(marker)"
                     do {
                         if let changes { try source.apply(changes) } else { try source.removeAll() }
+                        // Reads that may reload the store before the watcher does: what they adopt
+                        // is still reported.
+                        for change in changes ?? [] { _ = try? provider.value(forKey: change.key) }
+                        _ = try? provider.keys()
+                        try? provider.synchronize()
                         try source.apply([.set(markerKey, .int(Int64(marker)))])
                     } catch {
                         checker.fail(.externalChangesReported, "\(source.name): \(detail)", expected: "the change is made", actual: "\(error)")
@@ -63,6 +76,25 @@ extension DefaultsConformanceSuite {
                         .externalChangesUnchangedSilent, extra.isEmpty && reported.count <= all.count,
                         "\(source.name): \(detail): nothing for unchanged keys, each change once",
                         expected: EventRecorder.describe(all), actual: EventRecorder.describe(reported))
+                    // The other observers had as long as the first; a receiving one gets a little more
+                    // only while its events are missing.
+                    for (index, other) in others.enumerated() {
+                        let receiving = index == 0 || !cancelled
+                        func missing(_ reported: [(String, DefaultsValue?)]) -> [(String, DefaultsValue?)] {
+                            all.filter { item in !reported.contains { $0.0 == item.0 && ConformanceExactness.equal($0.1, item.1) } }
+                        }
+                        let otherDeadline = Date().addingTimeInterval(receiving ? 1 : 0)
+                        var otherReported = other.events.map { ($0.key, $0.newValue) }
+                        while !missing(otherReported).isEmpty, Date() < otherDeadline {
+                            usleep(2_000)
+                            otherReported = other.events.map { ($0.key, $0.newValue) }
+                        }
+                        let otherMissing = missing(otherReported)
+                        checker.check(
+                            .externalChangesObservers, receiving ? otherMissing.isEmpty : otherReported.isEmpty,
+                            "\(source.name): \(detail): \(receiving ? "another observer receives every change" : "a cancelled observer receives nothing")",
+                            expected: receiving ? EventRecorder.describe(all) : "no event", actual: EventRecorder.describe(otherReported))
+                    }
                     if let local = events.first(where: { $0.origin != .external }) {
                         checker.fail(.externalChangesOrigin, "\(source.name): \(detail)", key: local.key, expected: "origin .external", actual: "origin \(local.origin)")
                     }
@@ -76,6 +108,10 @@ extension DefaultsConformanceSuite {
                     [.set("\(p)a", .int(1)), .set("\(p)b", .string("b")), .set("\(p)c", .array([.double(-0.0)])), .remove("\(p)absent")],
                     expect: [("\(p)b", .string("b")), ("\(p)c", .array([.double(-0.0)]))])
                 _ = step("overwrite a key", [.set("\(p)b", .string("B"))], expect: [("\(p)b", .string("B"))])
+                if !cancelled {
+                    otherObservations[1].cancel()
+                    cancelled = true
+                }
                 _ = step("remove a key", [.remove("\(p)c")], expect: [("\(p)c", nil)])
                 _ = step("remove an absent key", [.remove("\(p)c")], expect: [])
 

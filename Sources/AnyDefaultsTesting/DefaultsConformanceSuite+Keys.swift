@@ -96,17 +96,40 @@ extension DefaultsConformanceSuite {
             ("64 KiB ASCII", "long." + String(repeating: long, count: 4)),
         ]
         var accepted: [(name: String, key: String, value: DefaultsValue)] = []
+        var rejected: [(name: String, key: String)] = []
         for (index, candidate) in candidates.enumerated() {
             let value = DefaultsValue.string("\(checker.secret) long key \(index)")
             do {
                 try provider.setValue(value, forKey: candidate.key)
                 accepted.append((candidate.name, candidate.key, value))
             } catch {
+                if error.code == .invalidKey { rejected.append(candidate) }
                 checker.inspect(error, during: "writing under a long key", key: candidate.key)
                 checker.check(
                     .keysLong, error.code == .invalidKey && !error.message.isEmpty, "a key of \(candidate.name) works or is rejected clearly",
                     key: candidate.key, expected: "success, or a DefaultsError with code invalidKey and a message",
                     actual: "code \(error.code), message \(ConformanceText.literal(error.message))")
+            }
+        }
+        // A key too long to store is one that holds nothing: a read finds nothing, a removal has
+        // nothing to do (or both reject it as a write does), never another failure.
+        for item in rejected {
+            do throws(DefaultsError) {
+                let read = try provider.value(forKey: item.key)
+                checker.expectValue(.keysLong, read, nil, "a rejected key of \(item.name) reads as absent", key: item.key)
+            } catch {
+                checker.inspect(error, during: "reading under a rejected long key", key: item.key)
+                checker.check(
+                    .keysLong, error.code == .invalidKey, "a read under a rejected key of \(item.name) finds nothing or is rejected clearly", key: item.key,
+                    expected: "nil, or a DefaultsError with code invalidKey", actual: "code \(error.code), message \(ConformanceText.literal(error.message))")
+            }
+            do throws(DefaultsError) {
+                try provider.removeValue(forKey: item.key)
+            } catch {
+                checker.inspect(error, during: "removing a rejected long key", key: item.key)
+                checker.check(
+                    .keysLong, error.code == .invalidKey, "removing a rejected key of \(item.name) succeeds or is rejected clearly", key: item.key,
+                    expected: "success, or a DefaultsError with code invalidKey", actual: "code \(error.code), message \(ConformanceText.literal(error.message))")
             }
         }
         for item in accepted {

@@ -9,7 +9,8 @@ extension DefaultsConformanceSuite {
     /// that was open (and had read those keys as absent) the whole time; that instance also sees
     /// another process's writes of values of the same size, and sees them at once after
     /// ``AnyDefaultsCore/DefaultsProvider/synchronize()``; processes incrementing one counter with
-    /// compare-and-set lose no increment. A provider that keeps a private copy
+    /// compare-and-set lose no increment, and of processes removing the same keys with
+    /// `removeValueIfPresent(forKey:)` exactly one is told each was there. A provider that keeps a private copy
     /// per instance or process, or writes the whole store back from a stale copy, fails here.
     func multiProcessChecks() throws -> ConformanceReport {
         // A child's many writes contend with every other process's, each durable (a whole-file
@@ -102,6 +103,38 @@ extension DefaultsConformanceSuite {
                     .multiProcessOpenInstanceSees, missing.isEmpty, "an instance open all along in another process lists every process's writes",
                     expected: "\(expected.count) keys", actual: "\(missing.count) missing: \(ConformanceText.keys(missing))")
             }
+
+            // Processes and this one remove the same keys with removeValueIfPresent, in the same
+            // order: of all of them, exactly one is told each key was there.
+            let removable = options.stress.rounds * 2
+            checker.attempt(.multiProcessCompareAndSet, "write the keys to remove", key: "mp.rm.") {
+                try provider.apply((0..<removable).map { .set("mp.rm.\($0)", .int(Int64($0))) })
+            }
+            let removing = Mutex<[String]>([])
+            let told = Mutex<[Int]>(Array(repeating: 0, count: removable))
+            runOnThreads(processes + 1) { index in
+                do {
+                    var answer: [Bool] = []
+                    if index == processes {
+                        for key in 0..<removable { answer.append(try provider.removeValueIfPresent(forKey: "mp.rm.\(key)")) }
+                    } else {
+                        let reply = try children[index].request("removeIfPresent", ChildWire.text("mp.rm."), "\(removable)", timeout: manyWrites)
+                        answer = reply.count > 1 ? reply[1].map { $0 == "1" } : []
+                    }
+                    told.withLock { told in for (key, present) in answer.enumerated() where present && key < removable { told[key] += 1 } }
+                } catch {
+                    removing.withLock { $0.append(index == processes ? "this process: \(error)" : "process \(index + 1): \(error)") }
+                }
+            }
+            for failure in removing.withLock({ $0 }) {
+                checker.fail(.multiProcessCompareAndSet, "processes remove the same keys with removeValueIfPresent", expected: "no error", actual: failure)
+            }
+            let counts = told.withLock { $0 }
+            let wrong = counts.enumerated().filter { $0.element != 1 }
+            checker.check(
+                .multiProcessCompareAndSet, wrong.isEmpty, "of processes removing the same keys with removeValueIfPresent, exactly one is told each key was there",
+                expected: "1 for each of \(removable) keys",
+                actual: "\(wrong.count) keys told otherwise: " + wrong.prefix(8).map { "mp.rm.\($0.offset): \($0.element)" }.joined(separator: ", "))
 
             // Processes and this one increment one counter with compare-and-set.
             let increments = max(4, options.stress.rounds / 2)

@@ -31,7 +31,10 @@ extension DefaultsConformanceSuite {
             let sequence: [DefaultsValue] = [
                 .int(42), .string("forty-two"), .data(.init([42])), .array([.int(42)]), .double(42), .bool(true),
                 .dictionary(["n": .int(42)]), .date(.init(timeIntervalSinceReferenceDate: 42)), .int(-42), .string(""), .array([]),
-                .dictionary([:]), .data(.init()),
+                .dictionary([:]),
+                // Equal under String's ==, other scalars: a write, not a no-op.
+                .array([.string("cafe\u{301}")]), .array([.string("caf\u{E9}")]), .dictionary(["cafe\u{301}": .int(1)]), .dictionary(["caf\u{E9}": .int(1)]),
+                .data(.init()),
             ]
             for value in sequence {
                 checker.attempt(.roundTripsOverwriteType, "overwrite with \(value.typeName)", key: key) { try provider.setValue(value, forKey: key) }

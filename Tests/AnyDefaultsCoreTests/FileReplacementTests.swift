@@ -75,6 +75,28 @@ import Testing
         }
     }
 
+    /// A file resolved earlier, where another user has since planted a link in a sticky,
+    /// world-writable directory: replacing it neither follows the link (the write would land in
+    /// their file) nor replaces the link with a file taking its target's mode.
+    @Test(.enabled(if: geteuid() == 0, "needs root to make links owned by another user"))
+    func aLinkPlantedAfterTheTargetWasResolvedIsNotFollowed() throws {
+        try withTemporaryDirectory { directory in
+            let shared = directory.path("shared")
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+            #expect(chmod(shared, 0o1777) == 0)
+            let resolved = try FileReplacement.target(of: shared + "/settings")
+            let theirs = directory.path("theirs")
+            #expect(FileManager.default.createFile(atPath: theirs, contents: Data("theirs".utf8)))
+            #expect(chown(theirs, 65534, 65534) == 0 && chmod(theirs, 0o666) == 0)
+            try FileManager.default.createSymbolicLink(atPath: resolved, withDestinationPath: theirs)
+            #expect(lchown(resolved, 65534, 65534) == 0)
+            let error = try #require(throws: SystemCallError.self) { try FileReplacement.replace(resolved, with: Array("mine".utf8)) }
+            #expect(error.code == .permissionDenied)
+            #expect(FileManager.default.contents(atPath: theirs) == Data("theirs".utf8))
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: resolved) == theirs)
+        }
+    }
+
     @Test(.enabled(if: geteuid() == 0, "needs root to write another user's file"))
     func aReplacementKeepsTheOwnerGroupAndMode() throws {
         try withTemporaryDirectory { directory in

@@ -39,8 +39,13 @@ import Testing
         }
     }
 
-    static let deterministic = Defect.allCases.filter { $0 != .none && !$0.isProbabilistic }
-    static let probabilistic = Defect.allCases.filter(\.isProbabilistic)
+    /// `TEETH_DEFECTS=a,b` runs only the defects named (a comma-separated list of `Defect` raw values).
+    static let selected: [Defect] = {
+        guard let names = ProcessInfo.processInfo.environment["TEETH_DEFECTS"], !names.isEmpty else { return Defect.allCases }
+        return names.split(separator: ",").compactMap { Defect(rawValue: String($0)) }
+    }()
+    static let deterministic = selected.filter { $0 != .none && !$0.isProbabilistic }
+    static let probabilistic = selected.filter(\.isProbabilistic)
 
     @Test func thereAreAtLeastFortyKindsOfBrokenProvider() {
         #expect(Defect.allCases.count - 1 >= 40)

@@ -18,6 +18,10 @@ public final class BrokenFileProvider: DefaultsProvider {
     private let core: Core
     /// Observations the provider keeps (for the defects that mishandle them).
     private let held = Mutex<[DefaultsObservation]>([])
+    /// ``Defect/prefixValuesCachedUntilKeysChange``: per prefix, the key set and the values.
+    private let prefixCache = Mutex<[String: (keys: Set<String>, values: [String: DefaultsValue])]>([:])
+    /// ``Defect/removeIfPresentAtomicOnlyInProcess``: one lock for the whole process.
+    private static let processLock = Mutex(())
 
     public init(_ defect: Defect, directory: URL) throws(DefaultsError) {
         self.defect = defect
@@ -39,11 +43,21 @@ public final class BrokenFileProvider: DefaultsProvider {
     public func allValues() throws(DefaultsError) -> [String: DefaultsValue] { try core.allValues() }
 
     public func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        if defect == .prefixIgnoresASCIICase { return DefaultsKeyPrefix.sorted(try core.keys().filter { Defect.startsIgnoringASCIICase($0, prefix) }) }
         guard defect == .prefixByGraphemes else { return DefaultsKeyPrefix.sorted(try core.keys().filter(DefaultsKeyPrefix(prefix).contains)) }
         return DefaultsKeyPrefix.sorted(try core.keys().filter { $0.hasPrefix(prefix) })
     }
 
     public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
+        if defect == .prefixIgnoresASCIICase { return try core.allValues().filter { Defect.startsIgnoringASCIICase($0.key, prefix) } }
+        if defect == .prefixValuesCachedUntilKeysChange {
+            // A cache per prefix, kept while the store's key set is the one it was built from.
+            let keys = Set(try core.keys())
+            if let cached = prefixCache.withLock({ $0[prefix] }), cached.keys == keys { return cached.values }
+            let values = try core.allValues().filter { DefaultsKeyPrefix(prefix).contains($0.key) }
+            prefixCache.withLock { $0[prefix] = (keys, values) }
+            return values
+        }
         guard defect == .prefixByGraphemes else { return try core.allValues().filter { DefaultsKeyPrefix(prefix).contains($0.key) } }
         return try core.allValues().filter { $0.key.hasPrefix(prefix) }
     }
@@ -59,7 +73,20 @@ public final class BrokenFileProvider: DefaultsProvider {
     }
 
     public func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
+        if defect == .asyncWritesReportNothing { return try core.write(changes, single: false, silent: true) }
         try apply(defect == .applyAsyncDropsRemovals ? changes.filter { $0.value != nil } : changes)
+    }
+
+    public func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError) {
+        try core.write([.set(key, value)], single: true, silent: defect == .asyncWritesReportNothing, rawKeys: defect == .asyncSkipsCanonicalKeys)
+    }
+
+    public func removeValueAsync(forKey key: String) async throws(DefaultsError) {
+        try core.write([.remove(key)], single: true, silent: defect == .asyncWritesReportNothing, rawKeys: defect == .asyncSkipsCanonicalKeys)
+    }
+
+    public func removeAllAsync() async throws(DefaultsError) {
+        try core.removeAll(silent: defect == .asyncWritesReportNothing)
     }
 
     public func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
@@ -76,7 +103,17 @@ public final class BrokenFileProvider: DefaultsProvider {
     }
 
     public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
-        let stored = try defect.storageKey(key)
+        if defect == .removeIfPresentAtomicOnlyInProcess {
+            // Read, then remove, under a lock of this process only.
+            return try Self.processLock.withLock { _ throws(DefaultsError) in
+                guard try core.read(key) != nil else { return false }
+                usleep(300)
+                try core.write([.remove(key)], single: true)
+                return true
+            }
+        }
+        if defect == .removeValueIfPresentBySpelling, key.isEmpty { throw defect.emptyKeyError(for: nil) }
+        let stored = defect == .removeValueIfPresentBySpelling ? RawKey(key) : try defect.storageKey(key)
         var present = false
         try core.update { values in
             present = values[stored] != nil
@@ -87,6 +124,19 @@ public final class BrokenFileProvider: DefaultsProvider {
 
     public func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
         let defect = defect
+        if defect == .removeIfPresentAtomicOnlyInProcess {
+            return try Self.processLock.withLock { _ throws(DefaultsError) in
+                let current = try core.allValues()
+                var unchanged: [String] = []
+                for (key, value) in expected {
+                    let canonical = try defect.storageKey(key).string
+                    if current[canonical] == value { unchanged.append(canonical) }
+                }
+                usleep(300)
+                try core.write(unchanged.map { .remove($0) }, single: false)
+                return unchanged.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            }
+        }
         var conditions: [(RawKey, DefaultsValue)] = []
         for (key, value) in expected { conditions.append((try defect.storageKey(key), defect.stored(value))) }
         var removed: [RawKey] = []
@@ -103,6 +153,17 @@ public final class BrokenFileProvider: DefaultsProvider {
         core.startWatching()
         let inner = core.observe(handler)
         switch defect {
+        case .externalEventsToFirstObserverOnly:
+            let id = ObjectIdentifier(inner)
+            let first = core.firstObserver.withLock { first in
+                if first == nil { first = (id, handler) }
+                return first?.id == id
+            }
+            guard first else { return inner }
+            return DefaultsObservation { [core] in
+                inner.cancel()
+                core.firstObserver.withLock { if $0?.id == id { $0 = nil } }
+            }
         case .oneObserverOnly:
             let previous = held.withLock { held in
                 defer { held = [inner] }
@@ -165,6 +226,10 @@ final class Core: Sendable {
     let watching = Atomic<Bool>(false)
     /// The key index ``Defect/rebuildsKeyIndexInTwoSteps`` lists; `nil` until the first write.
     let keyIndex = Mutex<[String]?>(nil)
+    /// ``Defect/publishesBatchKeyByKey``: keys of a committed batch not shown yet, with the value readers still see.
+    let unpublished = Mutex<[RawKey: DefaultsValue?]>([:])
+    /// ``Defect/externalEventsToFirstObserverOnly``: the observer the watcher reports to.
+    let firstObserver = Mutex<(id: ObjectIdentifier, handler: Handler)?>(nil)
 
     init(_ defect: Defect, directory: URL) throws(DefaultsError) {
         self.defect = defect
@@ -245,10 +310,16 @@ final class Core: Sendable {
 
     func read(_ key: String) throws(DefaultsError) -> DefaultsValue? {
         if key.isEmpty, defect != .acceptsEmptyKey { throw defect.emptyKeyError(for: nil) }
+        if defect == .longKeyLookupsFailWithIOFailure, key.utf8.count > 8_192 {
+            // The engine's key limit, hit by the lookup: its error passed on as it is.
+            throw DefaultsError(.ioFailure, "The lookup failed (key too large for the engine).", backend: StoreFile.backend, key: key)
+        }
         let stored = try defect.storageKey(key)
         let value = try operation { () throws(DefaultsError) in
             try state.withLock { state throws(DefaultsError) -> (DefaultsValue?, [DefaultsChangeEvent]) in
-                let events = try refresh(&state)
+                var events = try refresh(&state)
+                if defect == .readsSwallowExternalEvents { events = [] }
+                if defect == .publishesBatchKeyByKey, let shown = unpublished.withLock({ $0[stored] }) { return (shown, events) }
                 let cacheKey: RawKey? = switch defect {
                 case .batchesSkipReadCache: stored
                 case .readCacheKeyedBySpelling: RawKey(key)
@@ -267,7 +338,13 @@ final class Core: Sendable {
         if defect == .rebuildsKeyIndexInTwoSteps, let listed = keyIndex.withLock({ $0 }) { return listed }
         var keys = try operation { () throws(DefaultsError) in
             try state.withLock { state throws(DefaultsError) in
-                let events = try refresh(&state)
+                var events = try refresh(&state)
+                if defect == .readsSwallowExternalEvents { events = [] }
+                if defect == .publishesBatchKeyByKey {
+                    var shown = state.values
+                    for (key, value) in unpublished.withLock({ $0 }) { shown[key] = value }
+                    return (shown.keys.map(\.string), events)
+                }
                 return ((defect == .listsOverwrittenKeysTwice ? state.order : Array(state.values.keys)).map(\.string), events)
             }
         }
@@ -281,9 +358,12 @@ final class Core: Sendable {
     func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
         try operation { () throws(DefaultsError) in
             try state.withLock { state throws(DefaultsError) in
-                let events = try refresh(&state)
+                var events = try refresh(&state)
+                if defect == .readsSwallowExternalEvents { events = [] }
                 if defect == .allValuesStaleAfterRemoval, let snapshot = state.snapshot { return (snapshot, events) }
-                let all = Dictionary(state.values.map { ($0.key.string, defect.read($0.value)) }, uniquingKeysWith: { first, _ in first })
+                var values = state.values
+                if defect == .publishesBatchKeyByKey { for (key, value) in unpublished.withLock({ $0 }) { values[key] = value } }
+                let all = Dictionary(values.map { ($0.key.string, defect.read($0.value)) }, uniquingKeysWith: { first, _ in first })
                 state.snapshot = all
                 return (all, events)
             }
@@ -292,7 +372,7 @@ final class Core: Sendable {
 
     // MARK: Writing
 
-    func write(_ changes: [DefaultsChange], single: Bool) throws(DefaultsError) {
+    func write(_ changes: [DefaultsChange], single: Bool, silent: Bool = false, rawKeys: Bool = false) throws(DefaultsError) {
         if defect == .dropsWritesFromHandlers, delivering.withLock({ $0[ObjectIdentifier(Thread.current)] != nil }) { return }
         if defect == .validatesBatchLazily {
             // The changes before the first bad one are written (in one commit: change by change,
@@ -307,7 +387,17 @@ final class Core: Sendable {
             return
         }
         var batch: [Change] = []
-        for change in changes { batch.append(try validated(change)) }
+        for change in changes {
+            do throws(DefaultsError) {
+                batch.append(try validated(change, rawKey: rawKeys))
+            } catch {
+                // A batch's error names its first key, whichever change was rejected.
+                if defect == .batchErrorNamesFirstKey, !single, error.code == .invalidValue, let first = changes.first?.key, first != change.key {
+                    throw DefaultsError(error.code, error.message, backend: error.backend, key: first)
+                }
+                throw error
+            }
+        }
         if defect == .dropsBatchRemainder, batch.count > 1_000 { batch = Array(batch.prefix(batch.count / 1_000 * 1_000)) }
         if defect == .appliesRemovalsFirst {
             batch = batch.filter { $0.value == nil } + batch.filter { $0.value != nil }
@@ -320,7 +410,14 @@ final class Core: Sendable {
             }
             if !halves.isEmpty { try operation { () throws(DefaultsError) in try commit(halves, single: single) } }
         }
-        try operation { () throws(DefaultsError) in try commit(batch, single: single) }
+        try operation(silent: silent) { () throws(DefaultsError) in try commit(batch, single: single) }
+        if defect == .publishesBatchKeyByKey {
+            // Committed whole; shown to this instance's readers one key at a time.
+            for change in batch {
+                unpublished.withLock { _ = $0.removeValue(forKey: change.key) }
+                usleep(20)
+            }
+        }
         if defect == .rebuildsKeyIndexInTwoSteps {
             // Emptied, then refilled: a listing in between misses keys it listed before.
             keyIndex.withLock { $0 = [] }
@@ -330,17 +427,20 @@ final class Core: Sendable {
         }
     }
 
-    func removeAll() throws(DefaultsError) {
-        try operation { () throws(DefaultsError) in
+    func removeAll(silent: Bool = false) throws(DefaultsError) {
+        try operation(silent: silent) { () throws(DefaultsError) in
             try state.withLock { state throws(DefaultsError) -> ((), [DefaultsChangeEvent]) in
+                let known = state.values
                 let external = try refresh(&state)
                 let keys = state.values.keys.filter { defect != .removeAllKeepsNonASCIIKeys || $0.string.utf8.allSatisfy { $0 < 0x80 } }
+                    .filter { defect != .removeAllOnlyKnownKeys || known[$0] != nil }
                 let local = try commitLocked(&state, keys.map { Change(key: $0, spelling: $0.string, value: nil) }, single: false)
                 state.readCache = [:]
                 return ((), external + (defect == .removeAllReportsNothing ? [] : local))
             }
         }
         if defect == .dropsWritesAfterRemoveAllOnReopen { _ = FileManager.default.createFile(atPath: clearedMarker, contents: Data()) }
+        if defect == .publishesBatchKeyByKey { unpublished.withLock { $0.removeAll() } }
     }
 
     /// Applies the changes `decide` chooses from the values stored now, under the locks every
@@ -361,6 +461,7 @@ final class Core: Sendable {
             let events = try state.withLock { state throws(DefaultsError) in try commitLocked(&state, [], single: false, decide: decide) }
             return ((), defect == .conditionalWritesReportNothing ? [] : events)
         }
+        if defect == .publishesBatchKeyByKey { unpublished.withLock { $0.removeAll() } }
     }
 
     /// The changes as stored: validated, keys as the store keeps them.
@@ -370,9 +471,14 @@ final class Core: Sendable {
         return validated
     }
 
-    private func validated(_ change: DefaultsChange) throws(DefaultsError) -> Change {
+    private func validated(_ change: DefaultsChange, rawKey: Bool = false) throws(DefaultsError) -> Change {
         if change.key.isEmpty, defect != .acceptsEmptyKey { throw defect.emptyKeyError(for: change.value) }
-        let key = try defect.storageKey(change.key)
+        if defect == .longKeyLookupsFailWithIOFailure, change.key.utf8.count > 8_192 {
+            // Checked before a set; a removal reaches the engine, which fails.
+            if change.value != nil { throw DefaultsError(.invalidKey, "Keys are limited to 8 KiB.", backend: StoreFile.backend, key: change.key) }
+            throw DefaultsError(.ioFailure, "The deletion failed (key too large for the engine).", backend: StoreFile.backend, key: change.key)
+        }
+        let key = rawKey ? RawKey(change.key) : try defect.storageKey(change.key)
         try defect.check(change.value, key: change.key)
         if defect == .recursesDeeplyOnSmallStacks, let value = change.value { _ = Defect.walkWithLargeFrames(value) }
         return Change(key: key, spelling: change.key, value: change.value.map { defect.stored($0) })
@@ -434,6 +540,7 @@ final class Core: Sendable {
             if let value = change.value {
                 if defect == .listsOverwrittenKeysTwice { order.append(change.key) }
                 if values[change.key] == value, view[change.key] == value, defect != .eventsForNoOps { continue }
+                if defect == .noOpCheckMergesEquivalentStrings, let old = values[change.key], defect.looselyEqual(old, value, depth: 0) { continue }
                 values[change.key] = value
                 view[change.key] = value
                 local.append(DefaultsChangeEvent(key: change.key.string, newValue: value))
@@ -457,11 +564,17 @@ final class Core: Sendable {
         }
         guard !local.isEmpty else { return external }
         let generation = max(state.generation, try mirror == nil ? file.stamp().generation : 0) + 1
-        let size = try persist(values, generation: generation, changes: changes, previous: base)
+        let stepwise = defect == .commitsBatchChangeByChange || (defect == .conditionalBatchCommittedChangeByChange && decide != nil)
+        let size = try persist(values, generation: generation, changes: changes, previous: base, stepwise: stepwise)
         let previous = (state.values, state.generation, state.size)
+        if defect == .publishesBatchKeyByKey, changes.count > 1 {
+            unpublished.withLock { shown in
+                for change in changes where shown[change.key] == nil { shown[change.key] = .some(state.values[change.key]) }
+            }
+        }
         state.values = view
         state.order = order
-        state.generation = generation + (defect == .commitsBatchChangeByChange ? UInt64(changes.count - 1) : 0)
+        state.generation = generation + (stepwise ? UInt64(changes.count - 1) : 0)
         state.size = size
         if changes.contains(where: { $0.value != nil }) { state.snapshot = nil }
         switch defect {
@@ -479,7 +592,9 @@ final class Core: Sendable {
     }
 
     /// Writes a new generation as the defect does; the file's new size (or -1).
-    private func persist(_ values: [RawKey: DefaultsValue], generation: UInt64, changes: [Change], previous: [RawKey: DefaultsValue]) throws(DefaultsError) -> Int {
+    private func persist(
+        _ values: [RawKey: DefaultsValue], generation: UInt64, changes: [Change], previous: [RawKey: DefaultsValue], stepwise: Bool = false
+    ) throws(DefaultsError) -> Int {
         let entries = values.map { ($0.key, $0.value) }
         if let mirror {
             let written: [(RawKey, DefaultsValue)]?
@@ -504,8 +619,9 @@ final class Core: Sendable {
             return -1
         }
         switch defect {
-        case .commitsBatchChangeByChange:
-            // Every change its own durable commit.
+        case _ where stepwise:
+            // Every change its own durable commit (``Defect/conditionalBatchCommittedChangeByChange``:
+            // only a compare-and-set's, as a loop of conditional updates in autocommit mode).
             var partial = previous
             for (index, change) in changes.enumerated() {
                 partial[change.key] = change.value
@@ -534,11 +650,13 @@ final class Core: Sendable {
 
     /// Runs one operation that returns events: queued (or, for one defect, kept for direct
     /// delivery) under the state lock, delivered after it.
-    private func operation<T>(_ body: () throws(DefaultsError) -> (T, [DefaultsChangeEvent])) throws(DefaultsError) -> T {
+    private func operation<T>(silent: Bool = false, _ body: () throws(DefaultsError) -> (T, [DefaultsChangeEvent])) throws(DefaultsError) -> T {
         let lockAll = defect == .callsHandlersUnderLock
         if lockAll { operationLock.lock() }
         defer { if lockAll { operationLock.unlock() } }
-        let (result, events) = try body()
+        var (result, events) = try body()
+        if silent { events = [] }
+        if defect == .dropsEventsOfLargeBatches, events.count > 64 { events = Array(events.prefix(64)) }
         if defect == .deliversOnWriterThreads {
             // No ordering between writers: each calls the handlers itself, once unlocked.
             sched_yield()
@@ -588,6 +706,13 @@ final class Core: Sendable {
 
     private func poll() {
         guard broadcaster.hasObservers || !direct.withLock({ $0.handlers.isEmpty }) else { return }
+        if defect == .externalEventsToFirstObserverOnly {
+            // The watcher was set up for the first observer, and reports to it alone.
+            guard let events = try? state.withLock({ state throws(DefaultsError) in try refresh(&state) }) else { return }
+            guard let handler = firstObserver.withLock({ $0?.handler }) else { return }
+            for event in events { handler(event) }
+            return
+        }
         _ = try? operation { () throws(DefaultsError) in
             ((), try state.withLock { state throws(DefaultsError) in try refresh(&state) })
         }

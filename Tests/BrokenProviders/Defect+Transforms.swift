@@ -191,6 +191,12 @@ extension Defect {
     /// Whether a stored value counts as the expected one in a comparison: exactly, or, for
     /// ``comparesNumbersByValue``, numbers of either kind by their numeric value.
     public func sameForComparison(_ stored: DefaultsValue?, _ expected: DefaultsValue?) -> Bool {
+        switch self {
+        case .comparesNestedNumbersByValue, .comparesStringsCanonically, .compareAndSetNaNNeverMatches:
+            guard let stored, let expected else { return stored == nil && expected == nil }
+            return looselyEqual(stored, expected, depth: 0)
+        default: break
+        }
         guard self == .comparesNumbersByValue else { return stored == expected }
         func number(_ value: DefaultsValue?) -> Double? {
             switch value {
@@ -201,5 +207,49 @@ extension Defect {
         }
         if let left = number(stored), let right = number(expected) { return left == right }
         return stored == expected
+    }
+}
+
+extension Defect {
+    /// Equality as the defects that compare loosely see it (a hand-written comparison):
+    /// ``comparesNestedNumbersByValue`` compares numbers inside containers by their numeric value
+    /// (as PostgreSQL's jsonb `=` does), ``comparesStringsCanonically`` compares strings and
+    /// dictionary keys with Swift's `==`, ``compareAndSetNaNNeverMatches`` compares doubles with
+    /// IEEE `==` and the sign of zero, ``noOpCheckMergesEquivalentStrings`` compares strings inside
+    /// containers (not at top level) with Swift's `==`. Everything else exactly.
+    func looselyEqual(_ a: DefaultsValue, _ b: DefaultsValue, depth: Int) -> Bool {
+        switch (a, b) {
+        case (.int(let x), .double(let y)) where self == .comparesNestedNumbersByValue && depth > 0: return Double(x) == y
+        case (.double(let x), .int(let y)) where self == .comparesNestedNumbersByValue && depth > 0: return x == Double(y)
+        case (.double(let x), .double(let y)):
+            if self == .comparesNestedNumbersByValue && depth > 0 { return x == y }
+            if self == .compareAndSetNaNNeverMatches { return x == y && x.sign == y.sign }
+            return a == b
+        case (.string(let x), .string(let y)):
+            if self == .comparesStringsCanonically || (self == .noOpCheckMergesEquivalentStrings && depth > 0) { return x == y }
+            return a == b
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { looselyEqual($0, $1, depth: depth + 1) }
+        case (.dictionary(let x), .dictionary(let y)):
+            let canonicalKeys = self == .comparesStringsCanonically || self == .noOpCheckMergesEquivalentStrings
+            guard x.count == y.count else { return false }
+            for (key, value) in x {
+                // Swift's dictionary finds a key under any canonically equivalent spelling.
+                guard let index = y.index(forKey: key) else { return false }
+                if !canonicalKeys, !y[index].key.unicodeScalars.elementsEqual(key.unicodeScalars) { return false }
+                if !looselyEqual(value, y[index].value, depth: depth + 1) { return false }
+            }
+            return true
+        default: return a == b
+        }
+    }
+
+    /// A prefix query's match, ASCII letters folded (``prefixIgnoresASCIICase``): SQLite's `LIKE`
+    /// with its wildcards escaped.
+    static func startsIgnoringASCIICase(_ key: String, _ prefix: String) -> Bool {
+        func folded(_ text: String) -> [UInt32] {
+            text.precomposedStringWithCanonicalMapping.unicodeScalars.map { (65...90).contains($0.value) ? $0.value + 32 : $0.value }
+        }
+        return folded(key).starts(with: folded(prefix))
     }
 }

@@ -114,6 +114,26 @@ public enum Defect: String, CaseIterable, Sendable {
     // Capabilities
     case misreportsCapabilities         // reports [.persistent] while claiming more
     case capabilitiesChangeOnReopen     // a second instance reports fewer capabilities
+
+    // Found by helper-b (new kinds; see each comment)
+    case comparesNestedNumbersByValue   // compare-and-set compares containers as jsonb does: [1] = [1.0], [-0.0] = [0.0]
+    case comparesStringsCanonically     // compare-and-set compares strings with Swift's == (NFD expected matches NFC stored)
+    case compareAndSetNaNNeverMatches   // compare-and-set compares doubles with IEEE == (and the sign of zero): NaN never matches
+    case prefixIgnoresASCIICase         // prefix queries by SQLite LIKE with escaped wildcards: ASCII case-insensitive
+    case prefixValuesCachedUntilKeysChange  // allValues(withPrefix:) cached per prefix until the key set changes: overwrites unseen
+    case publishesBatchKeyByKey         // a batch is committed whole, but shown to readers of the instance key by key
+    case asyncWritesReportNothing       // the async writes bypass the broadcaster: no events
+    case asyncSkipsCanonicalKeys        // setValueAsync and removeValueAsync store the key as spelled, not in NFC
+    case removeValueIfPresentBySpelling // removeValueIfPresent matches the key as spelled, not canonically
+    case readsSwallowExternalEvents     // a read that reloads the store adopts other writers' changes without reporting them
+    case dropsEventsOfLargeBatches      // only the first 64 events of one commit are delivered (a notification payload limit)
+    case noOpCheckMergesEquivalentStrings   // a write is skipped as a no-op when the stored container equals it under String ==
+    case batchErrorNamesFirstKey        // a rejected batch's invalidValue error names the batch's first key
+    case removeIfPresentAtomicOnlyInProcess // removeValueIfPresent and removeValues(ifUnchanged:) atomic under an in-process lock only
+    case externalEventsToFirstObserverOnly  // the watcher reports external changes to the first observer only
+    case conditionalBatchCommittedChangeByChange  // apply(_:ifUnchanged:) commits its batch change by change (apply(_:) is atomic)
+    case longKeyLookupsFailWithIOFailure  // keys over 8 KiB: a set is rejected with invalidKey, a read or removal fails with ioFailure
+    case removeAllOnlyKnownKeys         // removeAll() removes the keys the instance knew before it, not those others wrote since
 }
 
 extension Defect {
@@ -191,6 +211,23 @@ extension Defect {
         case .prefixByGraphemes: [.prefixQueriesKeys, .prefixQueriesValues]
         case .misreportsCapabilities: [.capabilitiesAsClaimed]
         case .capabilitiesChangeOnReopen: [.capabilitiesStable]
+        case .comparesNestedNumbersByValue, .comparesStringsCanonically: [.batchesConditional]
+        case .compareAndSetNaNNeverMatches: [.batchesConditional, .removalConditional]
+        case .prefixIgnoresASCIICase: [.prefixQueriesKeys, .prefixQueriesValues]
+        case .prefixValuesCachedUntilKeysChange: [.prefixQueriesValues]
+        case .publishesBatchKeyByKey: [.concurrencyWholeBatches]
+        case .asyncWritesReportNothing: [.changeEventsAsync]
+        case .asyncSkipsCanonicalKeys: [.batchesAsync]
+        case .removeValueIfPresentBySpelling: [.removalConditional]
+        case .readsSwallowExternalEvents: [.externalChangesReported]
+        case .externalEventsToFirstObserverOnly: [.externalChangesObservers]
+        case .dropsEventsOfLargeBatches: [.changeEventsBatchOrder, .changeEventsRemoveAll]
+        case .noOpCheckMergesEquivalentStrings: [.changeEventsChange]
+        case .batchErrorNamesFirstKey: [.batchesRejected]
+        case .removeIfPresentAtomicOnlyInProcess: [.multiProcessCompareAndSet]
+        case .conditionalBatchCommittedChangeByChange: [.crashAtomicityAllOrNothing]
+        case .longKeyLookupsFailWithIOFailure: [.keysLong]
+        case .removeAllOnlyKnownKeys: [.externalChangesReported]
         }
     }
 
@@ -200,7 +237,7 @@ extension Defect {
         switch self {
         case .losesConcurrentUpdates, .tearsLargeValues, .busyUnderContention, .deliversOnWriterThreads, .noLockBetweenProcesses,
             .commitsBatchChangeByChange, .rewritesFileInPlace, .defersCommitToNextWrite, .rebuildsKeyIndexInTwoSteps,
-            .compareAndSetNotAtomic:
+            .compareAndSetNotAtomic, .publishesBatchKeyByKey, .removeIfPresentAtomicOnlyInProcess, .conditionalBatchCommittedChangeByChange:
             true
         default: false
         }

@@ -98,14 +98,15 @@ import AnyDefaultsPlatform
         try withTemporaryDirectory { directory in
             let location = directory.path(scheme == "lmdb" ? "store" : "store.\(scheme)")
             let holding = "\(scheme):\(location)"
-            // Kept open, so that SQLite's `-shm` stays the file the child locks.
-            let first = try ProviderRegistry.standard.makeProvider(holding + "?cache=off")
+            // Kept open, so that SQLite's `-shm` stays the file the child locks. A lock timeout no
+            // test waits for (LMDB's environment, shared in the process, keeps the first one's).
+            let first = try ProviderRegistry.standard.makeProvider(holding + "?cache=off&locktimeout=60")
             try first.setValue(.int(0), forKey: "k")
 
             let holder = try LockHoldingChild(store: holding)
             defer { holder.end() }
             #expect(holder.isHolding)
-            // A lock timeout no test waits for: starting must not wait for it.
+            // Starting must not wait for the lock timeout.
             let started = ContinuousClock.now
             let store = try ProviderRegistry.standard.makeProvider(holding + "?locktimeout=60")
             let events = EventLog(store)

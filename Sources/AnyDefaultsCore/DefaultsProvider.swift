@@ -53,7 +53,10 @@ public protocol DefaultsProvider: Sendable {
     /// Every stored key, in no particular order.
     func keys() throws(DefaultsError) -> [String]
 
-    /// Every stored key with its value.
+    /// Every stored key with its value. A provider with ``DefaultsCapabilities/atomicBatch``
+    /// answers from one snapshot, holding each batch wholly or not at all (the conformance suite
+    /// checks it: `concurrency.wholeBatches`); the default implementation, which reads the keys one
+    /// by one, suits only a provider without it.
     func allValues() throws(DefaultsError) -> [String: DefaultsValue]
 
     /// The stored keys under `prefix`, sorted by their UTF-8 bytes. A key is under a prefix when

@@ -86,6 +86,16 @@ final class BrokenProvider: DefaultsProvider {
         return storage.values.withLock { $0[key] }
     }
 
+    /// One snapshot, under the storage's lock, as a provider with `.atomicBatch` must answer (the
+    /// protocol's default reads the keys one by one, and may see half of a batch).
+    func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        let values = storage.values.withLock { $0 }
+        var result: [String: DefaultsValue] = [:]
+        for (key, value) in values { result[visibleKey(key)] = value }
+        if defect == .keysMissOne, let last = result.keys.sorted().last { result[last] = nil }
+        return result
+    }
+
     func keys() throws(DefaultsError) -> [String] {
         let keys = storage.values.withLock { $0.keys.map(visibleKey) }.sorted()
         return defect == .keysMissOne ? Array(keys.dropLast()) : keys

@@ -116,8 +116,9 @@ public final class SQLiteProvider: DefaultsProvider {
 
     /// Runs `body` with the connection and the state shared with the other instances on the file,
     /// first opening the path again if the file under it was replaced (a backup renamed over it):
-    /// checked on every write, at most every 50 ms on reads, and at once by the watch, which wakes
-    /// when the file is replaced. So a write never goes to a file that is no longer the store.
+    /// checked at most every 50 ms on reads, at once by the watch, which wakes when the file is
+    /// replaced, and by every write once it holds the write lock (`SQLiteConnection.transaction`,
+    /// so not here too). So a write never goes to a file that is no longer the store.
     private func withConnection<T: Sendable>(
         writing: Bool, _ body: (SQLiteConnection, SQLiteSharedFile) throws(DefaultsError) -> T
     ) throws(DefaultsError) -> T {
@@ -126,7 +127,7 @@ public final class SQLiteProvider: DefaultsProvider {
                 throw DefaultsError(.closed, "The store was closed.", backend: Self.backend, path: path)
             }
             var current = !state.sharedFile.isReplaced && state.connection.isOpen
-            if current { current = try state.connection.namesThisFile(always: writing) }
+            if current, !writing { current = try state.connection.namesThisFile(always: false) }
             if !current { try reopen(&state) }
             // A write checks the file again once it holds the write lock (see
             // `SQLiteConnection.transaction`): a file renamed over the store while it waited is

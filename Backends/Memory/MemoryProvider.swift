@@ -13,59 +13,8 @@ import Synchronization
 public final class MemoryProvider: DefaultsProvider {
     static let backend = "Memory"
 
-    private let storage: Mutex<Entries>
+    private let storage: Mutex<KeyedValues>
     private let broadcaster = ChangeBroadcaster()
-
-    /// The values by canonical key, with the keys in order for prefix queries: a dictionary's
-    /// operations, keeping the order up to date.
-    private struct Entries {
-        private(set) var values: [String: DefaultsValue]
-        private var order: SortedKeySet
-
-        init(_ values: [String: DefaultsValue]) {
-            self.values = values
-            order = SortedKeySet(values.keys)
-        }
-
-        subscript(key: String) -> DefaultsValue? {
-            get { values[key] }
-            set {
-                // Only a key that comes or goes changes the order; a new value for a key does not.
-                if let newValue {
-                    if values.updateValue(newValue, forKey: key) == nil { order.insert(key) }
-                } else {
-                    removeValue(forKey: key)
-                }
-            }
-        }
-
-        /// Stores `value` for `key` and tells whether that changed anything, hashing the key once.
-        mutating func update(_ value: DefaultsValue, forKey key: String) -> Bool {
-            guard let old = values.updateValue(value, forKey: key) else {
-                order.insert(key)
-                return true
-            }
-            return old != value
-        }
-
-        @discardableResult
-        mutating func removeValue(forKey key: String) -> DefaultsValue? {
-            let removed = values.removeValue(forKey: key)
-            if removed != nil { order.remove(key) }
-            return removed
-        }
-
-        mutating func removeAll() {
-            values.removeAll()
-            order.removeAll()
-        }
-
-        var keys: Dictionary<String, DefaultsValue>.Keys { values.keys }
-
-        func keys(withPrefix prefix: DefaultsKeyPrefix) -> [String] {
-            order.keys(withPrefix: prefix)
-        }
-    }
 
     /// Creates a store holding `initialValues`.
     ///
@@ -79,7 +28,7 @@ public final class MemoryProvider: DefaultsProvider {
             else { continue }
             values[key] = value
         }
-        storage = Mutex(Entries(values))
+        storage = Mutex(KeyedValues(values))
     }
 
     public var capabilities: DefaultsCapabilities { [.atomicBatch] }
@@ -136,11 +85,7 @@ public final class MemoryProvider: DefaultsProvider {
     /// The values under `prefix`, read under one lock from the ordered index.
     public func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
         let prefix = DefaultsKeyPrefix(prefix)
-        return storage.withLock { storage in
-            var result: [String: DefaultsValue] = [:]
-            for key in storage.keys(withPrefix: prefix) { result[key] = storage[key] }
-            return result
-        }
+        return storage.withLock { $0.values(withPrefix: prefix) }
     }
 
     public func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {

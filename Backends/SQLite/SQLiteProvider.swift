@@ -224,6 +224,13 @@ public final class SQLiteProvider: DefaultsProvider {
         try withConnection(writing: false) { connection, _ throws(DefaultsError) in
             try connection.execute("PRAGMA wal_checkpoint(PASSIVE)", action: "Checkpointing the write-ahead log")
         }
+        // A checkpoint that another connection's read keeps from copying any page syncs nothing:
+        // the log itself is synced then, so that what it holds survives a power loss either way.
+        do {
+            try FileReplacement.syncFile(at: Self.sidecarBase(of: path) + "-wal")
+        } catch {
+            throw DefaultsError(error.code, "The write-ahead log could not be synced.", backend: Self.backend, path: path, cause: error)
+        }
     }
 
     public func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {

@@ -46,19 +46,8 @@ enum SQLiteReserve {
         unlink(path(forStore: store)) == 0
     }
 
-    /// Allocates the file's blocks (writing them where the system cannot allocate ahead).
+    /// Allocates the file's blocks, durably.
     private static func allocate(_ descriptor: Int32) -> Bool {
-        #if canImport(Glibc)
-        if posix_fallocate(descriptor, 0, off_t(size)) == 0 { return true }
-        #endif
-        let chunk = [UInt8](repeating: 0, count: 64 << 10)
-        var written = 0
-        while written < size {
-            let count = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, min(chunk.count, size - written)) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return fsync(descriptor) == 0
+        FileSpace.allocate(descriptor, bytes: size) == 0 && fsync(descriptor) == 0
     }
 }

@@ -31,7 +31,7 @@ import Testing
         #expect(configuration.location.hasSuffix("/relative/p.db"))
         #expect(configuration.options["durability"] == "full")
         #expect(registry.registered.map { $0.scheme } == ["file", "mem", "named"])
-        #expect(registry.registered[0].usage == "file:PATH[?durability=normal|full&cache=on|off]")
+        #expect(registry.registered[0].usage == "file:PATH[?durability=normal|full&cache=on|off&journal=on|off&journalsize=bytes]")
     }
 
     @Test(arguments: [

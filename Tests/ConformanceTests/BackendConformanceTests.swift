@@ -25,4 +25,16 @@ import TestSupport
             store: lmdb.store(in: "{dir}", suite: "{id}") + "?durability=mapped", capabilities: lmdb.capabilities)
         try await conformance.run(group, cached: cached)
     }
+
+    /// A journal in front of each backend kept in a file (`journal=on`), plain and cached: one
+    /// process at a time, every write in the journal first.
+    @Test(arguments: ["json", "sqlite", "lmdb"], BackendConformance.Group.allCases)
+    func journaled(_ name: String, _ group: BackendConformance.Group) async throws {
+        let backend = try TestBackend.named(name)
+        for cached in [false, true] {
+            let conformance = BackendConformance(
+                store: backend.store(in: "{dir}", suite: "{id}") + "?journal=on", capabilities: [.persistent, .atomicBatch])
+            try await conformance.run(group, cached: cached)
+        }
+    }
 }

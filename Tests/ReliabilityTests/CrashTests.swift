@@ -38,8 +38,13 @@ import AnyDefaultsPlatform
     }
 
     /// Every persistent backend with its default options, and the levels that promise to survive
-    /// a crash of the process without a sync: a scheme, or a scheme and its options.
-    static let variants = TestStore.persistentSchemes + ["lmdb?durability=nosync", "lmdb?durability=mapped"]
+    /// a crash of the process without a sync: a scheme, or a scheme and its options (a journal in
+    /// front of each store kept in a file, `journal=on`, among them).
+    static let variants = TestStore.persistentSchemes + [
+        "lmdb?durability=nosync", "lmdb?durability=mapped", "json?journal=on", "sqlite?journal=on", "lmdb?journal=on",
+        // A journal of 4 KiB fills every few writes: the kills land in flushes too.
+        "sqlite?journal=on&journalsize=4096",
+    ]
 
     /// On every variant, or those ANYDEFAULTS_CRASH_STORES selects (scripts/crash-test).
     @Test(arguments: CrashTests.variants.filter { CrashTests.selected?.contains($0) ?? true })

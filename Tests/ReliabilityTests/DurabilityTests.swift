@@ -52,6 +52,12 @@ struct DurabilityTests {
         Level(
             scheme: "lmdb", options: "durability=nosync", syncs: 0, reason: "MDB_NOSYNC set for this provider's commits",
             after: "durability=synced"),
+    ] + ["json", "sqlite", "lmdb"].map {
+        Level(
+            scheme: $0, options: "journal=on", syncs: 0,
+            reason: "a write is a copy into the journal's shared map; the store gets one batch, whatever the count, when the journal is applied",
+            writes: 0)
+    } + [
         Level(
             scheme: "lmdb", options: "durability=synced", syncs: 2, reason: "MDB_NOSYNC cleared for this provider's commits",
             after: "durability=nosync"),
@@ -129,6 +135,60 @@ struct DurabilityTests {
                 } else {
                     #expect(durable.count == plain.count, "\(scheme):?\(options): \(plain) then \(durable)")
                 }
+            }
+        }
+    }
+
+    /// SQLite's `makeDurable()` while another connection is inside a read transaction (the
+    /// `sqlite3` shell after `BEGIN` and a `SELECT`): its checkpoint may copy no page then, and
+    /// syncs nothing, so the write-ahead log is synced by itself (what a journal's flush and a
+    /// move rely on).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 shell"))
+    func makeDurableSyncsTheLogWhileAReaderHoldsIt() async throws {
+        try await BlockingWork.run {
+            try withTemporaryDirectory { directory in
+                let shim = try FaultShim.build(in: directory.path)
+                func syncs(durable: Bool) throws -> Int {
+                    let base = directory.path(durable ? "durable" : "plain")
+                    try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+                    let store = try TestStore("sqlite", base: base, forChildren: true)
+                    let holder = try store.open()
+                    try holder.setValue(.int(-1), forKey: "opened")
+                    // Every page copied to the store: the reader below then pins the log where
+                    // the checkpoint already is, and a later checkpoint can copy nothing.
+                    try holder.makeDurable()
+                    let reader = Process()
+                    reader.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+                    reader.arguments = [store.dataFile]
+                    let input = Pipe()
+                    let output = Pipe()
+                    reader.standardInput = input
+                    reader.standardOutput = output
+                    try reader.run()
+                    defer {
+                        try? input.fileHandleForWriting.close()
+                        reader.terminate()
+                        reader.waitUntilExit()
+                    }
+                    input.fileHandleForWriting.write(Data("BEGIN;\nSELECT count(*) FROM sqlite_master;\nSELECT 'pinned';\n".utf8))
+                    var said = ""
+                    while !said.contains("pinned") {
+                        let chunk = output.fileHandleForReading.availableData
+                        guard !chunk.isEmpty else { break }
+                        said += String(decoding: chunk, as: UTF8.self)
+                    }
+                    try #require(said.contains("pinned"), "the sqlite3 shell said \(said)")
+                    let log = base + "/shim.log"
+                    let result = try ChildProcess.run(
+                        "TestChild", ["writes", store.store, "3"] + (durable ? ["durable"] : []),
+                        environment: store.environment.merging(shim.environment(watching: base, log: log)) { $1 })
+                    try #require(result.status == 0, "\(result.standardError)")
+                    withExtendedLifetime(holder) {}
+                    return FaultShim.calls(inLog: log).filter(\.isSync).count
+                }
+                let plain = try syncs(durable: false)
+                let durable = try syncs(durable: true)
+                #expect(durable > plain, "syncs: \(plain) without makeDurable(), \(durable) with it")
             }
         }
     }

@@ -1,7 +1,8 @@
 // LMDBProvider beside the least a C program must do for the same work on a store of the same
 // shape: a point read with mdb_get in a renewed (mdb_txn_reset / mdb_txn_renew) read transaction,
 // one write (mdb_txn_begin, mdb_put, mdb_txn_commit) at the same sync setting, and a batch in one
-// write transaction; then the same through the cache and the facade, reads at scale (1k, 100k
+// write transaction; a write behind a journal (journal=on) beside the cheapest raw commit that
+// survives a killed process; then the same through the cache and the facade, reads at scale (1k, 100k
 // and 1M keys), and opening a 100k-key store.
 // Run: cd Benchmarks && swift package --allow-writing-to-package-directory benchmark --target LMDBBenchmarks
 import AnyDefaultsCore
@@ -71,6 +72,28 @@ let benchmarks: @Sendable () -> Void = {
             }
             Paired.register("Write \(name): \(title) vs raw C, paired", subject: write, baseline: raw)
         }
+    }
+
+    // MARK: One write behind a journal (journal=on), against the cheapest raw commit that also
+    // survives a killed process (MDB_WRITEMAP | MDB_NOSYNC: no write call, no sync)
+
+    let rawMapped: @Sendable (Int) throws -> Void = { count in
+        let fixtures = try fixtures.value()
+        for _ in 0..<count { fixtures.raw[.mapped]?.write(key: "k", value: fixtures.nextNumber()) }
+    }
+    let journaledSubjects: [(String, @Sendable (LMDBFixtures) -> any DefaultsProvider)] = [
+        ("journaled LMDBProvider", { $0.journaled }), ("cached journaled LMDBProvider", { $0.journaledCached }),
+    ]
+    for (title, pick) in journaledSubjects {
+        let write: @Sendable (Int) throws -> Void = { count in
+            let fixtures = try fixtures.value()
+            for _ in 0..<count { try pick(fixtures).setValue(.int(fixtures.nextNumber()), forKey: "k") }
+        }
+        // "Write journal=on: journaled LMDBProvider.setValue", "Write journal=on: cached journaled LMDBProvider.setValue"
+        Benchmark("Write journal=on: \(title).setValue") { benchmark in
+            try write(benchmark.scaledIterations.count)
+        }
+        Paired.register("Write journal=on: \(title) vs raw C MDB_WRITEMAP put and commit, paired", subject: write, baseline: rawMapped)
     }
 
     // MARK: A batch of ten new values in one write transaction (synced)

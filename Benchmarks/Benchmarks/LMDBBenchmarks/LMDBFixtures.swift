@@ -23,6 +23,9 @@ final class LMDBFixtures: Sendable {
     /// Synced stores for batches.
     let batchProvider: LMDBProvider
     let cachedBatch: CachingProvider<LMDBProvider>
+    /// A synced store behind a journal (`journal=on`), plain and through a cache.
+    let journaled: JournaledProvider<LMDBProvider>
+    let journaledCached: CachingProvider<JournaledProvider<LMDBProvider>>
     private let counter = Atomic<Int64>(0)
 
     /// A number never returned before, so that every write stores a new value.
@@ -64,6 +67,8 @@ final class LMDBFixtures: Sendable {
         self.raw = raw
         batchProvider = try provider("batch-provider", .synced)
         cachedBatch = try provider("batch-cached", .synced).cached()
+        journaled = try provider("journaled", .synced).journaled()
+        journaledCached = try provider("journaled-cached", .synced).journaled().cached()
     }
 
     deinit {

@@ -16,12 +16,15 @@
 //                                               a cached read, raw or through Defaults
 //   facade-write-int | facade-write-string      a typed write through Defaults (default cache) on
 //                                               the memory store, every write a change (issue 24)
+//   journal-write-int | journal-write-raw-int   a typed write through Defaults, and a write to the
+//                                               provider alone, on LMDB behind a journal (journal=on)
 //   typed-read-codable                          a Codable read through Defaults (decoded once)
 //   tracked-read-int                            the typed read of ObservationBenchmarks ("Tracked
 //                                               typed read Int"), on the store it is measured on
 //   mmkv-table                                  the operations of the MMKV table of
 //                                               Docs/Performance.md through Defaults (default cache)
-//                                               on memory, LMDB no-sync and mapped, SQLite and JSON, 1000 keys;
+//                                               on memory, LMDB no-sync and mapped, SQLite and JSON, and the
+//                                               three with a journal (journal=on), 1000 keys;
 //                                               COUNT reads, COUNT / 10 writes (COUNT / 1000 on JSON)
 import AnyDefaultsCore
 import AnyDefaultsJSONFile
@@ -96,6 +99,10 @@ func mmkvTable() throws {
         ("lmdb:?durability=mapped", { try LMDBProvider(path: directory.appendingPathComponent("mapped.lmdb").path, options: .init(durability: .mapped)) }),
         ("sqlite:", { try SQLiteProvider(path: directory.appendingPathComponent("store.sqlite").path) }),
         ("json:", { try JSONFileProvider(path: directory.appendingPathComponent("store.json").path) }),
+        // A journal in front (journal=on): writes acknowledged in a memory-mapped journal.
+        ("lmdb:?journal=on", { try LMDBProvider(path: directory.appendingPathComponent("journaled.lmdb").path).journaled() }),
+        ("sqlite:?journal=on", { try SQLiteProvider(path: directory.appendingPathComponent("journaled.sqlite").path).journaled() }),
+        ("json:?journal=on", { try JSONFileProvider(path: directory.appendingPathComponent("journaled.json").path).journaled() }),
     ]
     func nanoseconds(_ operations: Int, _ body: (Int) -> Void) -> Int {
         let time = ContinuousClock().measure { measuredLoop(operations, body) }
@@ -250,6 +257,15 @@ case "facade-write-string":
     let defaults = Defaults(MemoryProvider())
     let names = [String(repeating: "a", count: 32), String(repeating: "b", count: 32)]
     measure(scenario, count) { defaults[.benchName] = names[$0 & 1] }
+case "journal-write-int", "journal-write-raw-int":
+    // A write through Defaults, and one to the provider alone, on LMDB behind a journal.
+    let provider = try LMDBProvider(path: directory.appendingPathComponent("journaled").path).journaled()
+    let defaults = Defaults(provider)
+    if scenario == "journal-write-int" {
+        measure(scenario, count) { defaults[.benchCount] = $0 & 1 }
+    } else {
+        try measure(scenario, count) { try provider.setValue(.int(Int64($0 & 1)), forKey: "count") }
+    }
 case "typed-read-codable":
     let defaults = Defaults(MemoryProvider(facadeSeed()))
     measure(scenario, count) { _ in keep(defaults[.benchLayout]) }

@@ -61,7 +61,7 @@ struct Tour {
         let entries = ProviderRegistry.standard.registered
         try say(TextTable(["store string", "what it is"], rows: entries.map { [Self.form($0), $0.summary] }).render(indent: 2))
         let options = entries.filter { !$0.options.isEmpty }.map { "\($0.scheme): \($0.options.map(\.name).joined(separator: ", "))" }
-        try say("\n  Options follow a '?': \((options + ["any store: cache=on|off"]).joined(separator: "; ")).")
+        try say("\n  Options follow a '?': \((options + ["any store: cache=on|off", "a store in a file: journal=on|off, journalsize=bytes"]).joined(separator: "; ")).")
         var stores: [(scheme: String, configuration: StoreConfiguration)] = []
         // A store on a server (postgres:) needs one running: Docs/Backends.md shows it with several processes.
         for entry in entries where !entry.needsServer {

@@ -59,8 +59,19 @@ public final class ProviderRegistry: Sendable {
             case .path(let hint), .required(let hint), .server(let hint): text += hint
             case .optional(let hint): text += "[\(hint)]"
             }
-            let names = (options.map(\.description) + ["cache=on|off"]).joined(separator: "&")
+            let names = (options.map(\.description) + genericOptions).joined(separator: "&")
             return text + "[?\(names)]"
+        }
+
+        /// Whether `journal=on` can put a ``JournaledProvider`` in front of the store: one kept in
+        /// a file (a ``Location/path(_:)`` location).
+        public var acceptsJournal: Bool {
+            if case .path = location { true } else { false }
+        }
+
+        /// The options every store of the scheme takes besides its own.
+        var genericOptions: [String] {
+            acceptsJournal ? ["cache=on|off", "journal=on|off", "journalsize=bytes"] : ["cache=on|off"]
         }
     }
 
@@ -104,7 +115,11 @@ public final class ProviderRegistry: Sendable {
     public func makeProvider(_ configuration: StoreConfiguration) throws(DefaultsError) -> any DefaultsProvider {
         let checked = try validate(configuration)
         let entry = try self.entry(for: checked.scheme)
-        let provider = try entry.factory(checked)
+        var provider = try entry.factory(checked)
+        if let journal = checked.options[Self.journalOption], try StoreConfiguration.parseOnOff(journal, option: Self.journalOption) {
+            let capacity = try checked.intOption(Self.journalSizeOption, in: 4096...(1 << 30), default: JournalOptions().capacity)
+            provider = try Self.journaled(provider, options: JournalOptions(capacity: capacity))
+        }
         guard checked.cache, let wrap = cacheWrapper.withLock({ $0 }) else { return provider }
         return wrap(provider)
     }
@@ -150,9 +165,19 @@ public final class ProviderRegistry: Sendable {
                 configuration.options[option.name] = value
             }
         }
-        let accepted = Set(entry.options.map(\.name))
+        let journal = try configuration.options[Self.journalOption].map { (value) throws(DefaultsError) -> Bool in
+            guard entry.acceptsJournal else {
+                throw StoreConfiguration.error(
+                    "\(entry.scheme): has no journal: journal=on goes in front of a store kept in a file (json:, sqlite:, lmdb:).")
+            }
+            return try StoreConfiguration.parseOnOff(value, option: Self.journalOption)
+        }
+        if configuration.options[Self.journalSizeOption] != nil, entry.acceptsJournal, journal != true {
+            throw StoreConfiguration.error("\(entry.scheme): journalsize= sizes the journal of journal=on, which is not given.")
+        }
+        let accepted = Set(entry.options.map(\.name) + (entry.acceptsJournal ? [Self.journalOption, Self.journalSizeOption] : []))
         if let unknown = configuration.options.keys.sorted().first(where: { !accepted.contains($0) }) {
-            let list = (entry.options.map(\.description) + ["cache=on|off"]).joined(separator: ", ")
+            let list = (entry.options.map(\.description) + entry.genericOptions).joined(separator: ", ")
             throw StoreConfiguration.error("\(entry.scheme): has no option \"\(unknown)\". Accepted: \(list).")
         }
         return configuration
@@ -170,6 +195,17 @@ public final class ProviderRegistry: Sendable {
     public func storeIdentity(of configuration: StoreConfiguration) throws(DefaultsError) -> DefaultsStoreIdentity? {
         let checked = try validate(configuration)
         return try entry(for: checked.scheme).identity?(checked)
+    }
+
+    /// The option that puts a ``JournaledProvider`` in front of a store kept in a file.
+    static let journalOption = "journal"
+    /// The journal's capacity in bytes (``JournalOptions/capacity``), with `journal=on`.
+    static let journalSizeOption = "journalsize"
+
+    private static func journaled<Provider: DefaultsProvider>(_ provider: Provider, options: JournalOptions) throws(DefaultsError)
+        -> any DefaultsProvider
+    {
+        try provider.journaled(options: options)
     }
 
     private func entry(for scheme: String) throws(DefaultsError) -> Entry {

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The form is `SCHEME:LOCATION[?NAME=VALUE&...]`. The scheme names the backend (`memory`, `json`,
 /// `sqlite`, `lmdb`, `userdefaults`, or one you register); the location is a path or a name; the
-/// options are the backend's own plus `cache=on|off` (default `on`). `%XX` escapes are decoded in
+/// options are the backend's own plus `cache=on|off` (default `on`) and, for a store kept in a
+/// file, `journal=on|off` (default `off`; see ``JournaledProvider``). `%XX` escapes are decoded in
 /// the location and the options (write `%3F` for a `?` in a path, `%25` for a `%`); `SCHEME:///path`
 /// is accepted for `SCHEME:/path`. A store on a server names it after two slashes,
 /// `SCHEME://AUTHORITY/PATH` (`postgres://app@db.example.com:5432/settings`): the authority is

@@ -328,6 +328,18 @@ package enum FileReplacement {
         }
     }
 
+    /// Flushes the file at `path` (not following a link) to stable storage; nothing when there is
+    /// no file there.
+    package static func syncFile(at path: String) throws(SystemCallError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return }
+            throw .last("open", path: path)
+        }
+        defer { close(descriptor) }
+        guard fullSync(descriptor) else { throw .last("fsync", path: path) }
+    }
+
     /// Flushes a file's data to stable storage. On Apple systems `fsync` leaves data in the
     /// drive's cache, so `F_FULLFSYNC` is asked first.
     private static func fullSync(_ descriptor: Int32) -> Bool {

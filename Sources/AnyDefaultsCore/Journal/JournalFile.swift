@@ -116,20 +116,18 @@ package final class JournalFile {
         // Another holder is waited for a moment: a process this one is starting holds a copy of
         // a journal just closed until it runs its program (fork, then exec), and a journal's
         // last instance in another process may be closing.
-        let deadline = ContinuousClock.now + lockWait
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            let failure = SystemCallError.last("flock", path: path)
-            if failure.number == EWOULDBLOCK, ContinuousClock.now < deadline {
-                usleep(1_000)
-                continue
+        var wait = FileLockWait(timeout: lockWait)
+        while true {
+            let taken: Bool
+            do {
+                taken = try FileLockWait.tryLock(descriptor, path: path)
+            } catch {
+                throw DefaultsError(error.code, "The store's journal could not be locked.", backend: backend, path: path, cause: error)
             }
-            if failure.number == EWOULDBLOCK {
-                throw DefaultsError(
-                    .busy, "Another process has the store open with its journal; a journaled store belongs to one process at a time.",
-                    backend: backend, path: path, cause: failure)
-            }
-            throw DefaultsError(failure.code, "The store's journal could not be locked.", backend: backend, path: path, cause: failure)
+            if taken { break }
+            try wait.pause(
+                orBusy: "Another process has the store open with its journal; a journaled store belongs to one process at a time.",
+                backend: backend, path: path)
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {

@@ -288,6 +288,23 @@ import Testing
         #expect(released == nil)
         try spy.setValue(.int(2), forKey: "a")
     }
+
+    /// The upstream's observer holds the cache's state strongly (see `CachingProvider.init`); it
+    /// must still go with the cache, the published answers with it, while the upstream lives on.
+    @Test func releasingTheCacheReleasesItsStateWhileTheUpstreamLives() throws {
+        let upstream = MemoryProvider()
+        weak var state: AnyObject?
+        do {
+            let cache = upstream.cached()
+            state = cache.stateObject
+            let defaults = Defaults(cache)
+            defaults[.cacheReleaseCount] = 3
+            #expect(defaults[.cacheReleaseCount] == 3)
+            #expect(state != nil)
+        }
+        #expect(state == nil)
+        #expect(try upstream.value(forKey: "cacheReleaseCount") == .int(3))
+    }
 }
 
 @Suite struct CachingProviderEventTests {
@@ -384,4 +401,8 @@ import Testing
         let event = await iterator.next()
         #expect(event == DefaultsChangeEvent(key: "ui.theme", newValue: .string("dark")))
     }
+}
+
+extension DefaultsKeys {
+    fileprivate static let cacheReleaseCount = DefaultsKey<Int>("cacheReleaseCount", default: 0)
 }

@@ -49,6 +49,27 @@ import AnyDefaultsPlatform
         }
     }
 
+    /// The counter's registration holds the cache's state strongly; it must go with the cache
+    /// while the provider and its counter live on, and the counter must stop calling it.
+    @Test func releasingTheCacheReleasesItsStateAndItsRegistration() throws {
+        try withTemporaryDirectory { directory in
+            let storage = LoggedStorage()
+            let provider = try LoggedProvider(storage: storage, counterFile: directory.path("counter"), likeFile: directory.path("store"))
+            let writer = try LoggedProvider(storage: storage, counterFile: directory.path("counter"), likeFile: directory.path("store"))
+            weak var state: AnyObject?
+            do {
+                let cache = provider.cached()
+                state = cache.stateObject
+                try cache.setValue(.int(1), forKey: "a")
+                #expect(try cache.value(forKey: "a") == .int(1))
+            }
+            #expect(state == nil)
+            try writer.setValue(.int(2), forKey: "a")
+            let again = provider.cached()
+            #expect(try again.value(forKey: "a") == .int(2))
+        }
+    }
+
     /// The same through `Defaults` and typed keys, whose reads take the cache's published
     /// answers without its lock: the commit count is checked on that path too.
     @Test func typedReadsInFrontOfTwoProcessesNeverReadAReplacedValue() throws {

@@ -172,16 +172,12 @@ final class SQLiteSharedFile: Sendable {
             watcher = started
             return started.lease.isUntaken
         }
-        if pending { retryLease(after: .milliseconds(100)) }
-    }
-
-    /// Tries to take the lease the watch started without, until it has it or the watch stopped.
-    private func retryLease(after delay: Duration) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(delay.clampedNanosecondsInt)) { [weak self] in
-            guard let self else { return }
-            readOtherProcessesCommits()
-            let stillPending = watcher.withLock { $0?.lease.isUntaken ?? false }
-            if stillPending { retryLease(after: min(delay * 2, .seconds(1))) }
+        if pending {
+            ChangeLog.Lease.retryUntilTaken { [weak self] in
+                guard let self else { return false }
+                readOtherProcessesCommits()
+                return watcher.withLock { $0?.lease.isUntaken ?? false }
+            }
         }
     }
 

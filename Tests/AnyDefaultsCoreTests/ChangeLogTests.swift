@@ -1,5 +1,6 @@
 import AnyDefaultsCore
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct ChangeLogTests {
@@ -42,6 +43,29 @@ import Testing
         try lease.keep(now: late) { renewals.append($0) }
         #expect(renewals.last == late + ChangeLog.leaseSeconds)
         #expect(lease.lapsed)
+    }
+
+    /// A watch that started without its lease tries again after 100 ms, then after twice the
+    /// wait each time, until the attempt says the lease is taken.
+    @Test func anUntakenLeaseIsTriedAgainWithGrowingWaitsUntilTaken() async {
+        let attempts = Mutex<[ContinuousClock.Instant]>([])
+        let start = ContinuousClock.now
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            ChangeLog.Lease.retryUntilTaken {
+                let count = attempts.withLock { $0.append(.now); return $0.count }
+                if count == 4 { done.resume() }
+                return count < 4
+            }
+        }
+        // No fifth attempt once one reported the lease taken.
+        try? await Task.sleep(for: .seconds(1.2))
+        let times = attempts.withLock { $0 }
+        #expect(times.count == 4)
+        guard times.count == 4 else { return }
+        let waits = zip([start] + times.dropLast(), times).map { $1 - $0 }
+        for (wait, least) in zip(waits, [0.1, 0.2, 0.4, 0.8]) {
+            #expect(wait >= .seconds(least), "waits \(waits)")
+        }
     }
 
     @Test func eachProcessHasItsOwnOrigin() {

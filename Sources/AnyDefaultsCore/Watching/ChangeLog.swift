@@ -226,6 +226,20 @@ package enum ChangeLog {
         /// Whether the lease was never taken (``untaken(at:)``, and not renewed since).
         package private(set) var isUntaken = false
 
+        /// Calls `attempt` 100 ms from now, then again after twice the wait (at most 1 s) for
+        /// as long as it returns true: how a watch that started without its lease (another process
+        /// held the write lock) keeps trying to take it. `attempt` reads the log, which takes the
+        /// lease when it can, and returns whether the lease is still untaken and the watch on.
+        package static func retryUntilTaken(_ attempt: @escaping @Sendable () -> Bool) {
+            retry(after: .milliseconds(100), attempt)
+        }
+
+        private static func retry(after delay: Duration, _ attempt: @escaping @Sendable () -> Bool) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(delay.clampedNanosecondsInt)) {
+                if attempt() { retry(after: min(delay * 2, .seconds(1)), attempt) }
+            }
+        }
+
         /// Renews the lease through `renew` (given the new end) once a quarter of it has passed,
         /// and notes whether it had lapsed. Writers compare leases with whole seconds of their own
         /// clock, so a lease within a second of its end counts as lapsed.

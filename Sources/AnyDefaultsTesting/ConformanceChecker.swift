@@ -17,6 +17,8 @@ final class ConformanceChecker: Sendable {
     private let fragments: [String]
     private let state = Mutex<(checks: Int, failures: [ConformanceFailure.Item], abandoned: Bool)>((0, [], false))
     private let name = Mutex("provider")
+    /// The calls into the providers this group opened that have not returned yet.
+    let calls = ConformanceCallWatch()
 
     init(group: DefaultsConformanceSuite.Group, seed: UInt64, timeout: Duration) {
         self.group = group
@@ -143,6 +145,12 @@ final class ConformanceChecker: Sendable {
                 expected: "no part of the value \(ConformanceText.literal(secret)) in the error",
                 actual: "\(ConformanceText.literal(fragment)) in \(ConformanceText.literal(shown))")
         }
+    }
+
+    /// Fails ``ConformanceCheck/suiteCompleted`` for a call that hung, and stops the group.
+    func abandon(_ detail: String, key: String?, expected: String, actual: String) {
+        fail(.suiteCompleted, detail, key: key, expected: expected, actual: actual)
+        state.withLock { $0.abandoned = true }
     }
 
     /// Runs `body` on a thread of its own and waits at most the suite's timeout. If it does not

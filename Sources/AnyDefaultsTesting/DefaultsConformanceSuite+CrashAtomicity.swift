@@ -69,7 +69,7 @@ extension DefaultsConformanceSuite {
         _ checker: ConformanceChecker, _ storage: ConformanceStorage, cycle: Int, keys: Int, bytes: Int, acknowledged: Int, begun: Int
     ) -> Int? {
         let when = "after kill \(cycle + 1) (last batch begun \(begun), acknowledged \(acknowledged))"
-        let opened = checker.attempt(.crashAtomicityOpens, "open the storage \(when)") { try open(storage) }
+        let opened = checker.attempt(.crashAtomicityOpens, "open the storage \(when)") { try openWatched(storage, checker) }
         guard let provider = opened else { return nil }
         guard let all = checker.attempt(.crashAtomicityOpens, "allValues() \(when)", { try provider.allValues() }) else { return nil }
         var generations: [Int: Int] = [:]

@@ -12,12 +12,12 @@ extension DefaultsConformanceSuite {
             for run in 0..<options.stress.modelRuns {
                 var generator = ConformanceGenerator(seed: options.seed, stream: "model.\(run)")
                 let operations = ModelOperation.sequence(options.stress.modelSteps, &generator, reopening: capabilities.contains(.persistent))
-                guard let mismatch = runModel(operations) else {
+                guard let mismatch = runModel(operations, checker) else {
                     checker.check(.modelMatchesReference, true, "run \(run + 1)", expected: "", actual: "")
                     continue
                 }
-                let shrunk = shrinkModel(operations)
-                let final = runModel(shrunk) ?? mismatch
+                let shrunk = shrinkModel(operations, checker)
+                let final = runModel(shrunk, checker) ?? mismatch
                 let steps = shrunk.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "; ")
                 checker.fail(
                     .modelMatchesReference,
@@ -29,11 +29,11 @@ extension DefaultsConformanceSuite {
     }
 
     /// Runs `operations` on fresh storage against the model; the first mismatch, if any.
-    func runModel(_ operations: [ModelOperation]) -> ModelMismatch? {
+    func runModel(_ operations: [ModelOperation], _ checker: ConformanceChecker) -> ModelMismatch? {
         guard let storage = try? makeStorage("model") else { return nil }
         defer { removeStorage(storage) }
         var provider: (any DefaultsProvider)?
-        do { provider = try open(storage) } catch {
+        do { provider = try openWatched(storage, checker) } catch {
             return ModelMismatch(step: 0, operation: "open", what: "opening failed", key: nil, expected: "a provider", actual: ConformanceText.error(error))
         }
         var model: [String: DefaultsValue] = [:]
@@ -49,7 +49,7 @@ extension DefaultsConformanceSuite {
                 case .removeAll: try provider?.removeAll()
                 case .reopen:
                     provider = nil
-                    provider = try open(storage)
+                    provider = try openWatched(storage, checker)
                 case .checkAll: break
                 }
             } catch {
@@ -90,10 +90,10 @@ extension DefaultsConformanceSuite {
 
     /// The shortest sequence found (removing chunks of operations, halving their size, while
     /// it still fails), within a bounded number of runs.
-    func shrinkModel(_ operations: [ModelOperation]) -> [ModelOperation] {
+    func shrinkModel(_ operations: [ModelOperation], _ checker: ConformanceChecker) -> [ModelOperation] {
         var current = operations
         // A failure after step N needs nothing after it.
-        if let mismatch = runModel(current) { current = Array(current.prefix(mismatch.step + 1)) }
+        if let mismatch = runModel(current, checker) { current = Array(current.prefix(mismatch.step + 1)) }
         var chunk = max(1, current.count / 2)
         var runs = 0
         let deadline = ContinuousClock.now + .seconds(6)
@@ -104,7 +104,7 @@ extension DefaultsConformanceSuite {
                 var candidate = current
                 candidate.removeSubrange(start..<min(start + chunk, candidate.count))
                 runs += 1
-                if !candidate.isEmpty, let mismatch = runModel(candidate) {
+                if !candidate.isEmpty, let mismatch = runModel(candidate, checker) {
                     current = Array(candidate.prefix(mismatch.step + 1))
                     removedAny = true
                 } else {

@@ -183,7 +183,7 @@ public struct DefaultsConformanceSuite: Sendable {
     /// Runs one group on fresh storage, with a provider opened on it.
     func group(
         _ group: Group,
-        _ body: (ConformanceChecker, _ storage: ConformanceStorage, _ provider: any DefaultsProvider) throws -> Void
+        _ body: @escaping @Sendable (ConformanceChecker, _ storage: ConformanceStorage, _ provider: any DefaultsProvider) throws -> Void
     ) throws -> ConformanceReport {
         try groupOnStorage(group) { checker, storage in
             guard let provider = reopen(storage, checker, "open the provider") else { return }
@@ -192,21 +192,62 @@ public struct DefaultsConformanceSuite: Sendable {
     }
 
     /// Runs one group on fresh storage; the body opens providers itself.
+    ///
+    /// The body runs on a thread of its own, and this one watches the calls into the providers
+    /// it opens: one that has not returned after ``Options/timeout`` fails
+    /// ``ConformanceCheck/suiteCompleted`` and ends the group there, its thread left where it
+    /// hangs, so that a provider that deadlocks or waits without end fails instead of hanging the
+    /// suite.
     func groupOnStorage(
         _ group: Group,
-        _ body: (ConformanceChecker, _ storage: ConformanceStorage) throws -> Void
+        _ body: @escaping @Sendable (ConformanceChecker, _ storage: ConformanceStorage) throws -> Void
     ) throws -> ConformanceReport {
-        if let reason = skipReason(group) {
-            return ConformanceReport(group: group.rawValue, checks: 0, skippedBecause: reason)
-        }
         let started = ContinuousClock.now
         let checker = ConformanceChecker(group: group, seed: options.seed, timeout: options.timeout)
-        let storage = try makeStorage(group.rawValue)
-        defer { removeStorage(storage) }
-        do {
-            try body(checker, storage)
-        } catch {
-            checker.fail(.suiteCompleted, "the group ran to its end", expected: "no error", actual: "threw \(ConformanceText.error(error))")
+        let outcome = Mutex<Result<ConformanceReport?, any Error>?>(nil)
+        let storageInUse = Mutex<ConformanceStorage?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        // Its own thread, not one of a pool that a hung call would hold for good; the stack of a
+        // main thread, as the suite has always run with (the small-stack check makes its own).
+        let thread = Thread { [self] in
+            let result = Result { () throws -> ConformanceReport? in
+                // The skip reason may open a provider (to learn its capabilities, once per
+                // suite): watched too.
+                checker.calls.track("opening a provider to learn its capabilities (the suite's open closure)") { _ = capabilities }
+                if let reason = skipReason(group) {
+                    return ConformanceReport(group: group.rawValue, checks: 0, skippedBecause: reason)
+                }
+                let storage = try makeStorage(group.rawValue)
+                storageInUse.withLock { $0 = storage }
+                defer { removeStorage(storage) }
+                do {
+                    try body(checker, storage)
+                } catch {
+                    checker.fail(.suiteCompleted, "the group ran to its end", expected: "no error", actual: "threw \(ConformanceText.error(error))")
+                }
+                return nil
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        while finished.wait(timeout: .now() + 0.05) == .timedOut {
+            guard let call = checker.calls.overdue(after: options.timeout) else { continue }
+            checker.abandon(
+                "\(call.name) returned", key: call.key, expected: "it returns within \(options.timeout)",
+                actual: "it had not returned after \(String(format: "%.1f", (ContinuousClock.now - call.started).seconds)) s (a deadlock, or a wait without end); the group stops here")
+            // The group's thread stays where it hangs; its storage goes now, on a thread of its
+            // own, as the storage's cleanup may wait for what the provider holds.
+            if let storage = storageInUse.withLock({ $0 }) {
+                Thread.detachNewThread { [self] in removeStorage(storage) }
+            }
+            break
+        }
+        switch outcome.withLock({ $0 }) {
+        case .success(let skipped?): return skipped
+        case .failure(let error): throw error
+        case .success(nil), nil: break
         }
         let failures = checker.failures
         if !failures.isEmpty {
@@ -214,6 +255,16 @@ public struct DefaultsConformanceSuite: Sendable {
         }
         return ConformanceReport(
             group: group.rawValue, checks: checker.checkCount, skippedBecause: nil, seconds: (ContinuousClock.now - started).seconds)
+    }
+
+    /// Opens a provider on `storage` through the factory, watched: the factory's call and every
+    /// call into the provider are noted in `checker`'s ``ConformanceChecker/calls``.
+    func openWatched(_ storage: ConformanceStorage, _ checker: ConformanceChecker) throws -> any DefaultsProvider {
+        let id = checker.calls.begin("opening the provider (the suite's open closure)")
+        defer { checker.calls.end(id) }
+        let provider = try open(storage)
+        checker.providerName = String(describing: type(of: provider))
+        return ConformanceWatchedProvider(provider, watch: checker.calls)
     }
 
     /// A fresh temporary directory and a unique identifier.
@@ -232,9 +283,8 @@ public struct DefaultsConformanceSuite: Sendable {
     /// Opens another provider on `storage`, failing ``ConformanceCheck/suiteOpen`` if that throws,
     /// and checking that it reports the claimed capabilities.
     func reopen(_ storage: ConformanceStorage, _ checker: ConformanceChecker, _ detail: String) -> (any DefaultsProvider)? {
-        let provider = checker.attempt(.suiteOpen, detail) { try open(storage) }
+        let provider = checker.attempt(.suiteOpen, detail) { try openWatched(storage, checker) }
         if let provider {
-            checker.providerName = String(describing: type(of: provider))
             // Against the claim when there is one, else against what the first provider reported.
             let expected = capabilities
             checker.check(

@@ -19,7 +19,17 @@ final class BrokenProvider: DefaultsProvider {
         case acceptsEmptyKey          // stores "" as a key
         case removeAbsentThrows       // removing an absent key is an error
         case tearsConcurrentReads     // a reader may see half of a write
+        case removeAllHangs           // removeAll() waits for a lock it never gets
+        case concurrentWritesDeadlock // a write made while another is under way never returns
+        case asyncWriteHangs          // setValueAsync never resumes its caller
+        case releaseHangs             // its deinit waits for a thread that never ends
+        case cancelHangs              // cancelling an observation waits for a lock it never gets
     }
+
+    /// How long a defect that hangs blocks its thread: far past any timeout of the tests, yet
+    /// bounded, so that no thread is left behind for good.
+    static let hang: TimeInterval = 120
+    private let writers = Atomic(0)
 
     /// The storage shared by every instance opened on one identifier, as a file would be.
     final class Storage: Sendable {
@@ -102,6 +112,13 @@ final class BrokenProvider: DefaultsProvider {
     }
 
     func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        let concurrent = writers.add(1, ordering: .sequentiallyConsistent).newValue > 1
+        defer { writers.subtract(1, ordering: .sequentiallyConsistent) }
+        if defect == .concurrentWritesDeadlock {
+            // A writer that finds another under way waits for good; the first lingers, as one
+            // holding a lock would, so that the writers of the concurrency checks meet.
+            if concurrent { Thread.sleep(forTimeInterval: Self.hang) } else { usleep(1_000) }
+        }
         if defect == .nonAtomicBatch {
             for change in changes { try applyOne(change) }
             return
@@ -189,10 +206,25 @@ final class BrokenProvider: DefaultsProvider {
     }
 
     func removeAll() throws(DefaultsError) {
+        if defect == .removeAllHangs { Thread.sleep(forTimeInterval: Self.hang) }
         try apply(keys().map { .remove($0) })
     }
 
+    func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError) {
+        if defect == .asyncWriteHangs { try? await Task.sleep(for: .seconds(Self.hang)) }
+        try setValue(value, forKey: key)
+    }
+
     func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
-        storage.broadcaster.observe(handler)
+        let observation = storage.broadcaster.observe(handler)
+        guard defect == .cancelHangs else { return observation }
+        return DefaultsObservation {
+            Thread.sleep(forTimeInterval: Self.hang)
+            observation.cancel()
+        }
+    }
+
+    deinit {
+        if defect == .releaseHangs { Thread.sleep(forTimeInterval: Self.hang) }
     }
 }

@@ -1,0 +1,154 @@
+import AnyDefaultsCore
+import Synchronization
+
+/// The provider under test, with every call noted in a ``ConformanceCallWatch`` while it runs:
+/// what lets the suite tell a hung call from a slow group. It forwards every requirement of
+/// ``DefaultsProvider``, those with a default implementation too, so that the provider's own
+/// implementations are the ones tested. Releasing it releases the provider as a watched call
+/// (a `deinit` may wait for a thread of the provider's); cancelling or releasing an observation
+/// it returned is one too.
+final class ConformanceWatchedProvider: DefaultsProvider {
+    /// The provider, in a box this wrapper holds one reference to, released by its `deinit`
+    /// while watched. Unmanaged, so that a call reaches the provider without a lock: a lock here
+    /// would order the concurrency checks' threads, whose calls must overlap. A call holds the
+    /// wrapper, so the box is there for as long as a call runs.
+    private let box: Unmanaged<Box>
+    private let watch: ConformanceCallWatch
+
+    private final class Box: Sendable {
+        let provider: any DefaultsProvider
+        init(_ provider: any DefaultsProvider) { self.provider = provider }
+    }
+
+    init(_ provider: any DefaultsProvider, watch: ConformanceCallWatch) {
+        box = .passRetained(Box(provider))
+        self.watch = watch
+    }
+
+    deinit {
+        let id = watch.begin("releasing the last reference to the provider (its deinit)")
+        box.release()
+        watch.end(id)
+    }
+
+    private var provider: any DefaultsProvider {
+        box._withUnsafeGuaranteedRef { $0.provider }
+    }
+
+    var capabilities: DefaultsCapabilities { provider.capabilities }
+    var storeIdentity: DefaultsStoreIdentity? { provider.storeIdentity }
+    var sharedChangeCounter: SharedChangeCounter? { provider.sharedChangeCounter }
+
+    func value(forKey key: String) throws(DefaultsError) -> DefaultsValue? {
+        return try watch.track("value(forKey:)", key: key) { () throws(DefaultsError) in try provider.value(forKey: key) }
+    }
+
+    func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
+        try watch.track("setValue(_:forKey:)", key: key) { () throws(DefaultsError) in try provider.setValue(value, forKey: key) }
+    }
+
+    func removeValue(forKey key: String) throws(DefaultsError) {
+        try watch.track("removeValue(forKey:)", key: key) { () throws(DefaultsError) in try provider.removeValue(forKey: key) }
+    }
+
+    func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
+        return try watch.track("removeValueIfPresent(forKey:)", key: key) { () throws(DefaultsError) in
+            try provider.removeValueIfPresent(forKey: key)
+        }
+    }
+
+    func keys() throws(DefaultsError) -> [String] {
+        return try watch.track("keys()") { () throws(DefaultsError) in try provider.keys() }
+    }
+
+    func allValues() throws(DefaultsError) -> [String: DefaultsValue] {
+        return try watch.track("allValues()") { () throws(DefaultsError) in try provider.allValues() }
+    }
+
+    func keys(withPrefix prefix: String) throws(DefaultsError) -> [String] {
+        return try watch.track("keys(withPrefix:)", key: prefix) { () throws(DefaultsError) in try provider.keys(withPrefix: prefix) }
+    }
+
+    func allValues(withPrefix prefix: String) throws(DefaultsError) -> [String: DefaultsValue] {
+        return try watch.track("allValues(withPrefix:)", key: prefix) { () throws(DefaultsError) in
+            try provider.allValues(withPrefix: prefix)
+        }
+    }
+
+    func apply(_ changes: [DefaultsChange]) throws(DefaultsError) {
+        try watch.track("apply(_:)", key: changes.first?.key) { () throws(DefaultsError) in try provider.apply(changes) }
+    }
+
+    func removeAll() throws(DefaultsError) {
+        try watch.track("removeAll()") { () throws(DefaultsError) in try provider.removeAll() }
+    }
+
+    func removeValues(ifUnchanged expected: [String: DefaultsValue]) throws(DefaultsError) -> [String] {
+        return try watch.track("removeValues(ifUnchanged:)", key: expected.keys.first) { () throws(DefaultsError) in
+            try provider.removeValues(ifUnchanged: expected)
+        }
+    }
+
+    func apply(_ changes: [DefaultsChange], ifUnchanged expected: [String: DefaultsValue?]) throws(DefaultsError) -> Bool {
+        return try watch.track("apply(_:ifUnchanged:)", key: changes.first?.key) { () throws(DefaultsError) in
+            try provider.apply(changes, ifUnchanged: expected)
+        }
+    }
+
+    /// The provider's observation behind one of the wrapper's own, which tells a cancel from a
+    /// release: a cancel cancels the provider's observation, a release only releases it (a
+    /// provider that keeps released observations must still fail `changeEvents.released`).
+    func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        let inner = Mutex<DefaultsObservation?>(watch.track("observe(_:)") { provider.observe(handler) })
+        let outer = Mutex(WeakObservation())
+        let observation = DefaultsObservation { [watch] in
+            // Weak references to an object read `nil` once its deinit runs: nil here is a release.
+            let cancelled = outer.withLock { $0.observation != nil }
+            let id = watch.begin(cancelled ? "cancelling an observation" : "releasing an observation")
+            do {
+                let taken = inner.withLock { $0.take() }
+                if cancelled { taken?.cancel() }
+                _ = consume taken
+            }
+            watch.end(id)
+        }
+        outer.withLock { $0.observation = observation }
+        return observation
+    }
+
+    private struct WeakObservation {
+        weak var observation: DefaultsObservation?
+    }
+
+    func synchronize() throws(DefaultsError) {
+        try watch.track("synchronize()") { () throws(DefaultsError) in try provider.synchronize() }
+    }
+
+    func makeDurable() throws(DefaultsError) {
+        try watch.track("makeDurable()") { () throws(DefaultsError) in try provider.makeDurable() }
+    }
+
+    func setValueAsync(_ value: DefaultsValue, forKey key: String) async throws(DefaultsError) {
+        let id = watch.begin("setValueAsync(_:forKey:)", key: key)
+        defer { watch.end(id) }
+        try await provider.setValueAsync(value, forKey: key)
+    }
+
+    func removeValueAsync(forKey key: String) async throws(DefaultsError) {
+        let id = watch.begin("removeValueAsync(forKey:)", key: key)
+        defer { watch.end(id) }
+        try await provider.removeValueAsync(forKey: key)
+    }
+
+    func applyAsync(_ changes: [DefaultsChange]) async throws(DefaultsError) {
+        let id = watch.begin("applyAsync(_:)", key: changes.first?.key)
+        defer { watch.end(id) }
+        try await provider.applyAsync(changes)
+    }
+
+    func removeAllAsync() async throws(DefaultsError) {
+        let id = watch.begin("removeAllAsync()")
+        defer { watch.end(id) }
+        try await provider.removeAllAsync()
+    }
+}

@@ -94,13 +94,13 @@ extension DefaultsConformanceSuite {
             // implementations, which run them).
             let async = ConformanceCheck.changeEventsAsync
             expectEvents(async, "setValueAsync", [("e.as", .int(1))]) {
-                try Self.wait { () async throws(DefaultsError) in try await provider.setValueAsync(.int(1), forKey: "e.as") }
+                try Self.wait(checker.calls) { () async throws(DefaultsError) in try await provider.setValueAsync(.int(1), forKey: "e.as") }
             }
             expectEvents(async, "applyAsync", [("e.as", .int(2)), ("e.as2", .int(3))]) {
-                try Self.wait { () async throws(DefaultsError) in try await provider.applyAsync([.set("e.as", .int(2)), .remove("e.absent"), .set("e.as2", .int(3))]) }
+                try Self.wait(checker.calls) { () async throws(DefaultsError) in try await provider.applyAsync([.set("e.as", .int(2)), .remove("e.absent"), .set("e.as2", .int(3))]) }
             }
             expectEvents(async, "removeValueAsync", [("e.as", nil)]) {
-                try Self.wait { () async throws(DefaultsError) in try await provider.removeValueAsync(forKey: "e.as") }
+                try Self.wait(checker.calls) { () async throws(DefaultsError) in try await provider.removeValueAsync(forKey: "e.as") }
             }
 
             recorder.clear()
@@ -114,7 +114,7 @@ extension DefaultsConformanceSuite {
             expectEvents(.changeEventsRemoveAll, "removeAll() on an empty store", []) { try provider.removeAll() }
 
             expectEvents(.changeEventsChange, "write a key to remove with removeAllAsync", [("e.ra", .int(1))]) { try provider.setValue(.int(1), forKey: "e.ra") }
-            expectEvents(async, "removeAllAsync", [("e.ra", nil)]) { try Self.wait { () async throws(DefaultsError) in try await provider.removeAllAsync() } }
+            expectEvents(async, "removeAllAsync", [("e.ra", nil)]) { try Self.wait(checker.calls) { () async throws(DefaultsError) in try await provider.removeAllAsync() } }
 
             // A large batch, and removeAll() of as many keys: every event (no limit per commit).
             let large = (0..<1_001).map { (key: "e.l.\($0)", value: DefaultsValue.int(Int64($0))) }

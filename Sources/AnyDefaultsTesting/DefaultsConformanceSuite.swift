@@ -206,6 +206,12 @@ public struct DefaultsConformanceSuite: Sendable {
         let checker = ConformanceChecker(group: group, seed: options.seed, timeout: options.timeout)
         let outcome = Mutex<Result<ConformanceReport?, any Error>?>(nil)
         let storageInUse = Mutex<ConformanceStorage?>(nil)
+        // Removed once, by the group's thread at its end or, if it hangs, when it is given up.
+        let storageRemoved = Atomic(false)
+        let removeStorageOnce: @Sendable (ConformanceStorage, _ watched: Bool) -> Void = { [self] storage, watched in
+            guard !storageRemoved.exchange(true, ordering: .relaxed) else { return }
+            if watched { checker.calls.track(.cleanup) { removeStorage(storage) } } else { removeStorage(storage) }
+        }
         let finished = DispatchSemaphore(value: 0)
         // Its own thread, not one of a pool that a hung call would hold for good; the stack of a
         // main thread, as the suite has always run with (the small-stack check makes its own).
@@ -213,13 +219,13 @@ public struct DefaultsConformanceSuite: Sendable {
             let result = Result { () throws -> ConformanceReport? in
                 // The skip reason may open a provider (to learn its capabilities, once per
                 // suite): watched too.
-                checker.calls.track("opening a provider to learn its capabilities (the suite's open closure)") { _ = capabilities }
+                checker.calls.track(.capabilitiesProbe) { _ = capabilities }
                 if let reason = skipReason(group) {
                     return ConformanceReport(group: group.rawValue, checks: 0, skippedBecause: reason)
                 }
                 let storage = try makeStorage(group.rawValue)
                 storageInUse.withLock { $0 = storage }
-                defer { removeStorage(storage) }
+                defer { removeStorageOnce(storage, true) }
                 do {
                     try body(checker, storage)
                 } catch {
@@ -233,14 +239,20 @@ public struct DefaultsConformanceSuite: Sendable {
         thread.stackSize = 8 << 20
         thread.start()
         while finished.wait(timeout: .now() + 0.05) == .timedOut {
-            guard let call = checker.calls.overdue(after: options.timeout) else { continue }
-            checker.abandon(
-                "\(call.name) returned", key: call.key, expected: "it returns within \(options.timeout)",
-                actual: "it had not returned after \(String(format: "%.1f", (ContinuousClock.now - call.started).seconds)) s (a deadlock, or a wait without end); the group stops here")
-            // The group's thread stays where it hangs; its storage goes now, on a thread of its
-            // own, as the storage's cleanup may wait for what the provider holds.
+            guard let overdue = checker.calls.overdue(after: options.timeout) else { continue }
+            // The group's thread stops at its next watched call, so that it does not go on beside
+            // the groups after this one.
+            checker.calls.close()
+            // A check that bounds its own wait (`withTimeout`) may have reported this hang already.
+            if !checker.isAbandoned {
+                checker.abandon(
+                    "\(overdue.call) returned", key: nil, expected: "it returns within \(options.timeout)",
+                    actual: "it had not returned after \(String(format: "%.1f", overdue.seconds)) s (a deadlock, or a wait without end); the group stops here")
+            }
+            // Its storage goes on a thread of its own, as the storage's cleanup may wait for what
+            // the provider holds.
             if let storage = storageInUse.withLock({ $0 }) {
-                Thread.detachNewThread { [self] in removeStorage(storage) }
+                Thread.detachNewThread { removeStorageOnce(storage, false) }
             }
             break
         }
@@ -260,7 +272,7 @@ public struct DefaultsConformanceSuite: Sendable {
     /// Opens a provider on `storage` through the factory, watched: the factory's call and every
     /// call into the provider are noted in `checker`'s ``ConformanceChecker/calls``.
     func openWatched(_ storage: ConformanceStorage, _ checker: ConformanceChecker) throws -> any DefaultsProvider {
-        let id = checker.calls.begin("opening the provider (the suite's open closure)")
+        let id = checker.calls.begin(.open)
         defer { checker.calls.end(id) }
         let provider = try open(storage)
         checker.providerName = String(describing: type(of: provider))

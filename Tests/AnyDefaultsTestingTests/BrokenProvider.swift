@@ -24,6 +24,7 @@ final class BrokenProvider: DefaultsProvider {
         case asyncWriteHangs          // setValueAsync never resumes its caller
         case releaseHangs             // its deinit waits for a thread that never ends
         case cancelHangs              // cancelling an observation waits for a lock it never gets
+        case cancelDoesNothing        // an observation ends only when released, not when cancelled
     }
 
     /// How long a defect that hangs blocks its thread: far past any timeout of the tests, yet
@@ -35,6 +36,16 @@ final class BrokenProvider: DefaultsProvider {
     final class Storage: Sendable {
         let values = Mutex<[String: DefaultsValue]>([:])
         let broadcaster = ChangeBroadcaster()
+        /// Registrations that stay for the storage's life (`cancelDoesNothing`).
+        let kept = Mutex<[DefaultsObservation]>([])
+    }
+
+    /// Whether an observation object still lives, without keeping it alive.
+    final class WeakObservation: Sendable {
+        private let reference: Mutex<Weak>
+        private struct Weak { weak var observation: DefaultsObservation? }
+        init(_ observation: DefaultsObservation) { reference = Mutex(Weak(observation: observation)) }
+        var isAlive: Bool { reference.withLock { $0.observation != nil } }
     }
 
     private static let storages = Mutex<[String: Storage]>([:])
@@ -216,6 +227,14 @@ final class BrokenProvider: DefaultsProvider {
     }
 
     func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation {
+        if defect == .cancelDoesNothing {
+            // Delivers for as long as the returned object lives; its cancel() does nothing.
+            let returned = DefaultsObservation {}
+            let alive = WeakObservation(returned)
+            let registration = storage.broadcaster.observe { event in if alive.isAlive { handler(event) } }
+            storage.kept.withLock { $0.append(registration) }
+            return returned
+        }
         let observation = storage.broadcaster.observe(handler)
         guard defect == .cancelHangs else { return observation }
         return DefaultsObservation {

@@ -29,6 +29,9 @@ import TestSupport
         Case(defect: .tearsConcurrentReads, check: .concurrencyNoTornRead),
         Case(defect: .acceptsEmptyKey, check: .errorsEmptyKey),
         Case(defect: .removeAbsentThrows, check: .removalAbsent),
+        // The suite watches its calls through a wrapper of the provider: a cancel must still
+        // reach the provider as a cancel, not as a release that would end the observation.
+        Case(defect: .cancelDoesNothing, check: .changeEventsCancelOne),
     ]
 
     /// The harness on `defect`. A broken provider runs with a short timeout: the suite waits that

@@ -44,11 +44,11 @@ public final class MemoryProvider: DefaultsProvider {
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
         try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend)
-        storage.withLock { storage in
-            guard storage.update(value, forKey: key) else { return }
-            broadcaster.enqueue(DefaultsChangeEvent(key: key, newValue: value))
+        let turn = storage.withLock { storage -> ChangeBroadcaster.Turn? in
+            guard storage.update(value, forKey: key) else { return nil }
+            return broadcaster.enqueueTurn(DefaultsChangeEvent(key: key, newValue: value))
         }
-        broadcaster.deliverPending()
+        broadcaster.deliver(turn)
     }
 
     public func removeValue(forKey key: String) throws(DefaultsError) {
@@ -59,12 +59,11 @@ public final class MemoryProvider: DefaultsProvider {
     @discardableResult
     public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
-        let existed = storage.withLock { storage in
-            guard storage.removeValue(forKey: key) != nil else { return false }
-            broadcaster.enqueue(DefaultsChangeEvent(key: key, newValue: nil))
-            return true
+        let (existed, turn) = storage.withLock { storage -> (Bool, ChangeBroadcaster.Turn?) in
+            guard storage.removeValue(forKey: key) != nil else { return (false, nil) }
+            return (true, broadcaster.enqueueTurn(DefaultsChangeEvent(key: key, newValue: nil)))
         }
-        broadcaster.deliverPending()
+        broadcaster.deliver(turn)
         return existed
     }
 

@@ -72,6 +72,10 @@ public final class ChangeBroadcaster: Sendable {
     }
 
     @usableFromInline let state = Mutex(State())
+    /// The number of registered handlers, kept beside `state` so that ``publish(_:)-(DefaultsChangeEvent)``
+    /// with no one to tell costs one atomic load instead of the lock (a cache whose only
+    /// observer is its ``Defaults`` publishes every write's event to no one).
+    private let handlerCount = Atomic<Int>(0)
 
     /// Creates a broadcaster with no observers.
     public init() {}
@@ -90,11 +94,15 @@ public final class ChangeBroadcaster: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.handlers[id] = registration
+            handlerCount.store(state.handlers.count, ordering: .releasing)
             return id
         }
         return DefaultsObservation { [weak self] in
             registration.isActive.store(false, ordering: .releasing)
-            _ = self?.state.withLock { $0.handlers.removeValue(forKey: id) }
+            self?.state.withLock { state in
+                state.handlers.removeValue(forKey: id)
+                self?.handlerCount.store(state.handlers.count, ordering: .releasing)
+            }
         }
     }
 
@@ -113,6 +121,50 @@ public final class ChangeBroadcaster: Sendable {
             guard !state.handlers.isEmpty else { return }
             state.pending.append(event)
         }
+    }
+
+    /// The delivery of one event that the thread which committed it makes itself: returned by
+    /// ``enqueueTurn(_:)`` when no other delivery is under way, and given to ``deliver(_:)``.
+    public struct Turn: Sendable {
+        fileprivate let event: DefaultsChangeEvent
+        fileprivate let handlers: [Registration]
+    }
+
+    /// ``enqueue(_:)-(DefaultsChangeEvent)`` for a single write: when no delivery is under way
+    /// and nothing waits, the event is not queued but returned as this thread's turn to deliver
+    /// it, which costs one lock operation less and no copy into the queue. Call it while holding
+    /// the lock that orders your commits, then, after releasing it, ``deliver(_:)`` with the turn.
+    /// `nil`: no one observes, or the thread already delivering delivers this event too.
+    ///
+    /// ```swift
+    /// let turn = state.withLock { state in
+    ///     state[key] = value
+    ///     return broadcaster.enqueueTurn(DefaultsChangeEvent(key: key, newValue: value))
+    /// }
+    /// broadcaster.deliver(turn)
+    /// ```
+    public func enqueueTurn(_ event: consuming DefaultsChangeEvent) -> Turn? {
+        // Moved into the closure through an optional, so that it is not copied.
+        var event = Optional(event)
+        return state.withLock { state -> Turn? in
+            guard !state.handlers.isEmpty, let event = event.take() else { return nil }
+            guard !state.delivering, state.pending.isEmpty else {
+                state.pending.append(event)
+                return nil
+            }
+            // Events committed from now on queue behind this one, which is delivered first.
+            state.delivering = true
+            return Turn(event: event, handlers: state.handlerList)
+        }
+    }
+
+    /// Delivers the event of `turn`, then whatever was queued meanwhile; nothing when `turn` is
+    /// `nil`. Call it without holding any lock of yours.
+    public func deliver(_ turn: consuming Turn?) {
+        guard let turn = consume turn else { return }
+        // By index: the array holds the handlers, so calling one counts no reference.
+        for index in turn.handlers.indices { turn.handlers[index](turn.event) }
+        deliverRest()
     }
 
     /// Delivers queued events, unless another thread is already doing so (that thread then
@@ -150,6 +202,9 @@ public final class ChangeBroadcaster: Sendable {
 
     /// Queues and delivers one event at once; for providers whose commits are already ordered.
     public func publish(_ event: DefaultsChangeEvent) {
+        // No one to tell: a handler registered concurrently with this call may miss the event,
+        // as it would if it had been registered a moment later.
+        guard handlerCount.load(ordering: .acquiring) > 0 else { return }
         // The usual case, nothing queued and no delivery under way, takes the lock once before
         // delivering and once after, and leaves the queue alone.
         let handlers = state.withLock { state -> [Registration]? in

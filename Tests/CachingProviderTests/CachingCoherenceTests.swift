@@ -155,6 +155,25 @@ private func writeRacing<Cache: InspectableCache>(
         #expect(try cache.value(forKey: "k") == .int(2))
     }
 
+    /// A change of another key reported while a write is in flight (here, a write made on the
+    /// upstream directly, from inside the first write) is that key's, not the write's: the cache
+    /// forgets the key it names. (The cache finds the record of the write in flight without a
+    /// lookup only for an event of that write's key.)
+    @Test func aChangeOfAnotherKeyDuringAWriteIsForgottenForThatKey() throws {
+        let spy = SpyProvider(["a": .int(1), "b": .int(1)])
+        let cache = spy.cached()
+        #expect(try cache.value(forKey: "b") == .int(1))
+        #expect(cache.cachedEntry(forKey: "b") == .some(.int(1)))
+        spy.beforeCommit { changes in
+            guard changes == [.set("a", .int(2))] else { return }
+            try? spy.setValue(.int(5), forKey: "b")
+        }
+        try cache.setValue(.int(2), forKey: "a")
+        #expect(cache.cachedEntry(forKey: "b") == nil)
+        #expect(try cache.value(forKey: "b") == .int(5))
+        #expect(try cache.value(forKey: "a") == .int(2))
+    }
+
     // MARK: Random interleavings
 
     /// Many threads read, write, remove, batch and invalidate a few keys through the cache of an

@@ -305,6 +305,30 @@ import Testing
         #expect(state == nil)
         #expect(try upstream.value(forKey: "cacheReleaseCount") == .int(3))
     }
+
+    /// A `Defaults` over a cache receives its events from the cache directly (see
+    /// `CacheDirectObserver`): the registration goes with the `Defaults`, and the cache then
+    /// calls no one, while a later `Defaults` receives every event.
+    @Test func aDefaultsOverACacheUnregistersWhenReleased() throws {
+        let cache = MemoryProvider().cached()
+        weak var released: Defaults?
+        do {
+            let defaults = Defaults(cache)
+            released = defaults
+            defaults[.cacheReleaseCount] = 1
+            #expect(cache.directObserverCount == 1)
+            #expect(Defaults(cache).isCached)
+        }
+        #expect(released == nil)
+        #expect(cache.directObserverCount == 0)
+        try cache.setValue(.int(2), forKey: "cacheReleaseCount")
+        let later = Defaults(cache)
+        let seen = later.changes()
+        try cache.setValue(.int(3), forKey: "cacheReleaseCount")
+        #expect(later[.cacheReleaseCount] == 3)
+        _ = seen
+        #expect(cache.directObserverCount == 1)
+    }
 }
 
 @Suite struct CachingProviderEventTests {

@@ -11,6 +11,14 @@ final class CacheReadSlot: Sendable {
     let cacheID: UInt64
     /// The key as the cache stores it.
     let key: String
+    /// The key path ``Defaults`` observes the key by, handed to it with the key's events (see
+    /// ``CacheDirectObserver``).
+    let observationKey: ObservationTracker.KeyPathType
+    /// The key's record in the cache, for a typed write, which then finds it without hashing the
+    /// key. Not counted, and read only under the cache's lock: a record with a slot stays in the
+    /// cache's table as long as the cache (``CacheState/Record/isEmpty``), and the slot is used
+    /// only through its live cache (``CacheReadPath/id``).
+    private let record: Unmanaged<CacheState.Record>
     /// The address of the published ``PublishedAnswer``, which the slot holds retained, or 0 when
     /// nothing is published (the read then takes the cache's locked path).
     let published = Atomic<UInt>(0)
@@ -25,9 +33,16 @@ final class CacheReadSlot: Sendable {
         abandoned.store(true, ordering: .releasing)
     }
 
-    init(cacheID: UInt64, key: String) {
+    init(cacheID: UInt64, key: String, observationKey: ObservationTracker.KeyPathType, record: CacheState.Record) {
         self.cacheID = cacheID
         self.key = key
+        self.observationKey = observationKey
+        self.record = Unmanaged.passUnretained(record)
+    }
+
+    /// Runs `body` with the key's record, counting no reference to it; only under the cache's lock.
+    func withRecord<Result>(_ body: (CacheState.Record) -> Result) -> Result {
+        record._withUnsafeGuaranteedRef(body)
     }
 
     /// Publishes `value`; only under the cache's lock, and only when nothing is published.

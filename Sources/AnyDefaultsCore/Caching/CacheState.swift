@@ -42,8 +42,13 @@ struct CacheState {
         /// The value the latest write started stores (`nil`: a removal), while writes are in
         /// flight: the upstream's event for it is expected and does not stamp the key.
         var expected: DefaultsValue?
-        /// The slot that publishes `entry` for typed reads, once the key was read through one.
-        var slot: CacheReadSlot?
+        /// The slot that publishes `entry` for typed reads, once the key was read or written
+        /// through a typed key.
+        var slot: CacheReadSlot? {
+            didSet { unretainedSlot = slot.map { Unmanaged.passUnretained($0) } }
+        }
+        /// `slot`, without counting a reference: the record keeps it while the cache lives.
+        private(set) var unretainedSlot: Unmanaged<CacheReadSlot>?
 
         init(key: String) {
             self.key = key
@@ -58,8 +63,20 @@ struct CacheState {
     struct Ticket {
         // Not counted: the record stays in the table, which holds it, while the read or write
         // is in flight (its `fillers` or `writers` keep it there), and a ticket lives no longer.
-        unowned(unsafe) let record: Record
+        private let unmanagedRecord: Unmanaged<Record>
         let time: Time
+
+        init(record: Record, time: Time) {
+            unmanagedRecord = Unmanaged.passUnretained(record)
+            self.time = time
+        }
+
+        var record: Record { unmanagedRecord.takeUnretainedValue() }
+
+        /// Runs `body` with the record, counting no reference to it.
+        func withRecord<Result>(_ body: (Record) -> Result) -> Result {
+            unmanagedRecord._withUnsafeGuaranteedRef(body)
+        }
     }
 
     /// The outcome of a lookup.
@@ -103,7 +120,12 @@ struct CacheState {
     /// a write while the writer waits for it, and its event then finds the record without
     /// hashing the key. Not counted: it is cleared when that write ends, and until then the
     /// record has writers, so the table holds it.
-    private unowned(unsafe) var writing: Record?
+    private var writing: Unmanaged<Record>?
+
+    /// The observers that receive each event with its key's read slot (the ``Defaults`` over
+    /// this cache), called by the cache itself rather than through its broadcaster: kept here,
+    /// so that the event's one locked section hands them over too.
+    private(set) var directObservers: [CacheDirectObserver] = []
 
     /// Whether a write of what the cache holds is skipped: only where the cache's answers are the
     /// store's as a write begins (the upstream counts every process's commits, or no other
@@ -146,11 +168,12 @@ struct CacheState {
         return result
     }
 
-    /// The read slot of `key`, made when the key is first read through a typed key.
-    mutating func slot(forKey key: String) -> CacheReadSlot {
+    /// The read slot of `key`, made when the key is first read or written through a typed key,
+    /// whose key path for Observation is `observationKey`.
+    mutating func slot(forKey key: String, observationKey: ObservationTracker.KeyPathType) -> CacheReadSlot {
         let record = records[key] ?? insertRecord(key)
         if let slot = record.slot { return slot }
-        let slot = CacheReadSlot(cacheID: readPath.id, key: key)
+        let slot = CacheReadSlot(cacheID: readPath.id, key: key, observationKey: observationKey, record: record)
         record.slot = slot
         return slot
     }
@@ -197,7 +220,15 @@ struct CacheState {
     /// Starts writing `value` (`nil`: removing) under `key`, or returns `nil` when the cache
     /// already holds that answer, in which case the write is skipped.
     mutating func beginWrite(_ key: String, value: DefaultsValue?) -> Ticket? {
-        let record = records[key] ?? insertRecord(key)
+        beginWrite(records[key] ?? insertRecord(key), value: value)
+    }
+
+    /// ``beginWrite(_:value:)`` for the key of `slot`, whose record it holds.
+    mutating func beginWrite(through slot: CacheReadSlot, value: DefaultsValue?) -> Ticket? {
+        slot.withRecord { beginWrite($0, value: value) }
+    }
+
+    private mutating func beginWrite(_ record: Record, value: DefaultsValue?) -> Ticket? {
         // An entry means no write to the key is in flight, so it is what the store holds.
         if let cached = record.entry {
             if skipsKnownWrites, cached == value {
@@ -210,14 +241,16 @@ struct CacheState {
         let time = tick()
         writesInFlight += 1
         Self.start(record, value: value, at: time)
-        writing = record
+        writing = Unmanaged.passUnretained(record)
         return Ticket(record: record, time: time)
     }
 
     /// Ends a write begun with ``beginWrite(_:value:)``.
     mutating func finishWrite(_ ticket: Ticket, value: DefaultsValue?, succeeded: Bool) {
         let now = tick()
-        endWriting(ticket.record, value: value, started: ticket.time, untouched: now, now: now, succeeded: succeeded)
+        ticket.withRecord { record in
+            endWriting(record, value: value, started: ticket.time, untouched: now, now: now, succeeded: succeeded)
+        }
     }
 
     /// Starts a batch: drops the changes that would leave a key as the cache knows it already
@@ -308,31 +341,53 @@ struct CacheState {
     /// local one (made through the upstream instance) also agrees when it reports the one write
     /// in flight on the key; anything else (an external change, a write made on the upstream
     /// directly, bypassing the cache) invalidates the key.
-    mutating func absorb(_ event: DefaultsChangeEvent) {
+    ///
+    /// Returns the key's read slot, if it has one, which holds the key's key path for
+    /// Observation; unretained: a record keeps its slot as long as the cache lives.
+    mutating func absorb(_ event: DefaultsChangeEvent) -> Unmanaged<CacheReadSlot>? {
         if event.origin == .external, forgetsAllOnExternalChanges {
+            let slot = records[event.key]?.unretainedSlot
             invalidateAll()
-            return
+            return slot
         }
-        // `writing` has writers, so it is the table's record of its key.
-        let record: Record?
-        if let writing, writing.key == event.key {
-            record = writing
-        } else {
-            record = records[event.key]
+        // `writing` has writers, so it is the table's record of its key. Used without counting a
+        // reference: the table holds it.
+        if let writing = self.writing, writing._withUnsafeGuaranteedRef({ $0.key == event.key }) {
+            return writing._withUnsafeGuaranteedRef { absorb(event, into: $0) }
         }
-        if let record {
-            // A local event of the one write in flight: accepting it can at most let that write
-            // cache its value, which is then what the upstream holds; any other change to the key
-            // reports a different value or stamps it. (Asked first: a key being written has no
-            // entry.)
-            if event.origin == .local, record.writers == 1, globalWriters == 0, record.expected == event.newValue {
-                return
-            }
-            // Where the upstream counts commits (`SharedChangeCounter`), an external change was
-            // forgotten and read again before its event arrives: what was read is kept.
-            if let cached = record.entry, cached == event.newValue { return }
+        guard let record = records[event.key] else {
+            invalidate(event.key, record: nil)
+            return nil
         }
+        return absorb(event, into: record)
+    }
+
+    private mutating func absorb(_ event: DefaultsChangeEvent, into record: Record) -> Unmanaged<CacheReadSlot>? {
+        // A local event of the one write in flight: accepting it can at most let that write
+        // cache its value, which is then what the upstream holds; any other change to the key
+        // reports a different value or stamps it. (Asked first: a key being written has no
+        // entry.)
+        if event.origin == .local, record.writers == 1, globalWriters == 0, record.expected == event.newValue {
+            return record.unretainedSlot
+        }
+        // Where the upstream counts commits (`SharedChangeCounter`), an external change was
+        // forgotten and read again before its event arrives: what was read is kept.
+        if let cached = record.entry, cached == event.newValue { return record.unretainedSlot }
+        let slot = record.unretainedSlot
         invalidate(event.key, record: record)
+        return slot
+    }
+
+    // MARK: Direct observers
+
+    /// Adds an observer that the cache calls with each event and its key's read slot.
+    mutating func addDirectObserver(_ observer: CacheDirectObserver) {
+        directObservers.append(observer)
+    }
+
+    /// Removes an observer added with ``addDirectObserver(_:)``.
+    mutating func removeDirectObserver(_ observer: CacheDirectObserver) {
+        directObservers.removeAll { $0 === observer }
     }
 
     // MARK: Inspection
@@ -374,7 +429,7 @@ struct CacheState {
     private mutating func removeEntry(of record: Record) {
         record.entry = nil
         count -= 1
-        if let slot = record.slot { retire(slot.withdraw()) }
+        if let slot = record.unretainedSlot { retire(slot._withUnsafeGuaranteedRef { $0.withdraw() }) }
     }
 
     /// Removes every entry and withdraws every published answer.
@@ -474,7 +529,7 @@ struct CacheState {
     ) {
         writesInFlight -= 1
         record.writers -= 1
-        if writing === record { writing = nil }
+        if writing?.toOpaque() == Unmanaged.passUnretained(record).toOpaque() { writing = nil }
         let alone = record.stamp == started || record.stamp == untouched
         // Alone on the key from start to finish: the upstream holds exactly this value.
         if succeeded, record.writers == 0, alone, isQuiet(since: started) {

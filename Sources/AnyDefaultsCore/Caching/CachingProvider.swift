@@ -68,8 +68,18 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
             state.withLock { $0.releaseAnswers() }
         }
 
+        /// Takes in an event of the upstream and passes it on: to the direct observers with its
+        /// key's read slot, then through the broadcaster. The upstream delivers its events one at
+        /// a time, so this keeps their order for both.
         func relay(_ event: DefaultsChangeEvent) {
-            state.withLock { $0.absorb(event) }
+            let (observers, slot) = state.withLock { state in
+                let slot = state.absorb(event)
+                return (state.directObservers, slot)
+            }
+            // The array holds the observers while this runs: calling one counts no reference.
+            for index in observers.indices {
+                Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { $0(event, slot) }
+            }
             broadcaster.publish(event)
         }
     }
@@ -146,9 +156,10 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         }
     }
 
-    /// The read slot of `key`, for a typed key to remember.
-    func readSlot(forKey key: String) -> CacheReadSlot {
-        core.state.withLock { $0.slot(forKey: key) }
+    /// The read slot of `key`, for a typed key to remember; `observationKey` is the key's key
+    /// path for Observation (see ``observeDirectly(_:)``).
+    func readSlot(forKey key: String, observationKey: ObservationTracker.KeyPathType) -> CacheReadSlot {
+        core.state.withLock { $0.slot(forKey: key, observationKey: observationKey) }
     }
 
     /// ``value(forKey:)`` for a typed read whose slot had no answer published: a hit publishes
@@ -221,6 +232,14 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         try write(value, forKey: key)
     }
 
+    /// ``setValue(_:forKey:)`` for the key of `slot` (a typed key's), which finds its record
+    /// without hashing the key.
+    func setValue(_ value: DefaultsValue, through slot: CacheReadSlot) throws(DefaultsError) {
+        catchUpWithOtherProcesses()
+        guard let ticket = core.state.withLock({ $0.beginWrite(through: slot, value: value) }) else { return }
+        try write(value, forKey: slot.key, ticket: ticket)
+    }
+
     public func removeValue(forKey key: String) throws(DefaultsError) {
         try write(nil, forKey: key)
     }
@@ -250,6 +269,11 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         // A write the cache skips as already stored must not rest on what another process replaced.
         catchUpWithOtherProcesses()
         guard let ticket = core.state.withLock({ $0.beginWrite(key, value: value) }) else { return }
+        try write(value, forKey: key, ticket: ticket)
+    }
+
+    /// Writes `value` to the upstream for a write begun with `ticket`, and ends it.
+    private func write(_ value: DefaultsValue?, forKey key: String, ticket: CacheState.Ticket) throws(DefaultsError) {
         do {
             if let value {
                 try upstream.setValue(value, forKey: key)
@@ -350,6 +374,16 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
         core.broadcaster.observe(handler)
     }
 
+    /// ``observe(_:)`` for ``Defaults``: the cache calls `observer` itself, with each event and
+    /// the read slot of its key when it has one (made by ``readSlot(forKey:observationKey:)``).
+    func observeDirectly(_ observer: CacheDirectObserver) -> DefaultsObservation {
+        core.state.withLock { $0.addDirectObserver(observer) }
+        return DefaultsObservation { [core] in
+            observer.deactivate()
+            core.state.withLock { $0.removeDirectObserver(observer) }
+        }
+    }
+
     // MARK: Cache control
 
     /// What the cache has done since it was created or ``resetStatistics()`` was called.
@@ -394,6 +428,12 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
 
     /// The object that holds the cache's state, for tests that check it goes with the cache.
     package var stateObject: AnyObject { core }
+
+    /// How many direct observers (the ``Defaults`` over this cache) are registered, for tests
+    /// that check one goes with its `Defaults`.
+    package var directObserverCount: Int {
+        core.state.withLock { $0.directObservers.count }
+    }
 
     /// The number of keys the cache keeps a record of: those with an answer, a read or write in
     /// flight, or a typed key's slot. For tests, which check that nothing else stays.

@@ -1,9 +1,12 @@
 // The cache in front of the provider, passed through.
 
-/// What ``Defaults`` needs of the cache in front of its provider.
-protocol CacheControl: Sendable {
+/// What ``Defaults`` needs of the cache in front of its provider. A class, so that a reference
+/// to it is copied with a retain rather than through the existential's value witnesses.
+protocol CacheControl: AnyObject, Sendable {
     var readPath: CacheReadPath { get }
-    func readSlot(forKey key: String) -> CacheReadSlot
+    func readSlot(forKey key: String, observationKey: ObservationTracker.KeyPathType) -> CacheReadSlot
+    func setValue(_ value: DefaultsValue, through slot: CacheReadSlot) throws(DefaultsError)
+    func observeDirectly(_ observer: CacheDirectObserver) -> DefaultsObservation
     func value(through slot: CacheReadSlot) throws(DefaultsError) -> DefaultsValue?
     var statistics: CacheStatistics { get }
     func resetStatistics()

@@ -34,7 +34,9 @@ extension Defaults {
 
     @usableFromInline
     func set<Value>(_ value: Value, for key: DefaultsKey<Value>) {
-        reporting { () throws(DefaultsError) in try write(value, fullKey: fullKey(key.name), mayBeAbsent: key.valueIsOptional) }
+        reporting { () throws(DefaultsError) in
+            try write(value, of: key, fullKey: fullKey(key.name), mayBeAbsent: key.valueIsOptional)
+        }
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.

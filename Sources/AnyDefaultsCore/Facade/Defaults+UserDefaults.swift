@@ -121,7 +121,7 @@ extension Defaults {
         let prefixed = prefix.isEmpty ? registrations : Dictionary(
             registrations.map { (fullKey($0.key), $0.value) }, uniquingKeysWith: { _, last in last })
         shared.registered.withLock { $0.merge(prefixed) { _, new in new } }
-        for key in prefixed.keys { shared.tracker.didChange(key) }
+        for key in prefixed.keys { shared.tracker.didChange(key, keyPath: nil) }
     }
 
     /// Whether the store holds a value under `key` (registered defaults do not count).

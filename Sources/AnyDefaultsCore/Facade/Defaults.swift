@@ -108,9 +108,13 @@ public final class Defaults: Sendable {
             self.cache = cache
             readPath = cache?.readPath
             self.tracksReadsByName = tracksReadsByName
-            subscription = provider.observe { [tracker, feed] event in
-                tracker.didChange(event.key)
-                feed.publish(event)
+            // Over a cache, its events come straight from it, with their key's key path for
+            // Observation when the cache holds it (one hop, no lookup; see `CacheDirectObserver`).
+            let sink = DefaultsEventSink(tracker: tracker, feed: feed)
+            if let cache {
+                subscription = cache.observeDirectly(sink)
+            } else {
+                subscription = provider.observe { event in sink.receive(event, slot: nil) }
             }
         }
     }
@@ -283,9 +287,37 @@ public final class Defaults: Sendable {
     ) throws(DefaultsError) -> DefaultsValue? {
         guard let cache = shared.cache else { return try provider.value(forKey: fullKey) }
         if let slot { return try cache.value(through: slot) }
-        let slot = cache.readSlot(forKey: fullKey)
-        guard key?.remember(slot) ?? false else { return try provider.value(forKey: fullKey) }
+        guard let key, let slot = newSlot(of: key, fullKey: fullKey, in: cache) else {
+            return try provider.value(forKey: fullKey)
+        }
         return try cache.value(through: slot)
+    }
+
+    /// The cache's slot for the typed key `key` of an unscoped store, made and remembered by the
+    /// key; `nil` if the key remembers as many caches as it may.
+    private func newSlot(of key: DefaultsKeys, fullKey: String, in cache: any CacheControl) -> CacheReadSlot? {
+        let slot = cache.readSlot(forKey: fullKey, observationKey: key.observedKeyPath)
+        return key.remember(slot) ? slot : nil
+    }
+
+    /// Writes `stored` under the typed key `key` through the key's slot in the cache, which finds
+    /// the key's record without hashing it and makes its events carry the key's key path. Returns
+    /// `false`, having written nothing, for a scoped or uncached store, or a key that remembers as
+    /// many caches as it may.
+    func writeThroughSlot(_ stored: DefaultsValue, key: DefaultsKeys, fullKey: String) throws(DefaultsError) -> Bool {
+        // A read path means a cache.
+        guard !isScoped, let path = readPath else { return false }
+        if let slot = key.readSlot(in: path._withUnsafeGuaranteedRef { $0.id }) {
+            // The key holds the slot, and `shared` the cache, while they live: no reference
+            // counted for the write (optional chaining borrows the cache).
+            try slot._withUnsafeGuaranteedRef { slot in
+                Result { () throws(DefaultsError) in try shared.cache?.setValue(stored, through: slot) }
+            }.get()
+            return true
+        }
+        guard let cache = shared.cache, let slot = newSlot(of: key, fullKey: fullKey, in: cache) else { return false }
+        try cache.setValue(stored, through: slot)
+        return true
     }
 
     @usableFromInline
@@ -376,6 +408,18 @@ public final class Defaults: Sendable {
             return try remove(fullKey: fullKey)
         }
         try store(stored, fullKey: fullKey, cachesDecodedValue: T.cachesDecodedValue)
+    }
+
+    /// ``write(_:fullKey:mayBeAbsent:)`` of the typed key `key`: through its slot in the cache
+    /// where there is one (see ``writeThroughSlot(_:key:fullKey:)``).
+    func write<T: DefaultsSerializable>(_ value: T, of key: DefaultsKeys, fullKey: String, mayBeAbsent: Bool) throws(DefaultsError) {
+        guard let stored = try encodedForWrite(value, fullKey: fullKey, mayBeAbsent: mayBeAbsent) else {
+            return try remove(fullKey: fullKey)
+        }
+        guard try writeThroughSlot(stored, key: key, fullKey: fullKey) else {
+            return try store(stored, fullKey: fullKey, cachesDecodedValue: T.cachesDecodedValue)
+        }
+        if T.cachesDecodedValue { shared.decoded.remove(forKey: fullKey) }
     }
 
     /// What writing `value` stores: its encoding, or `nil` for an absent optional (a removal).

@@ -41,7 +41,7 @@ public struct ThrowingDefaults: Sendable {
 
     /// Stores `value` for `key`; for an optional `Value`, `nil` removes the stored value.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws(DefaultsError) {
-        try defaults.write(value, fullKey: defaults.checkedFullKey(key.name), mayBeAbsent: key.valueIsOptional)
+        try defaults.write(value, of: key, fullKey: defaults.checkedFullKey(key.name), mayBeAbsent: key.valueIsOptional)
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.

@@ -16,8 +16,8 @@ import Synchronization
 ///
 /// It is the base class of every ``DefaultsKey``, which is what lets `.volume` be found from a
 /// `DefaultsKey<Double>` context; it cannot be subclassed outside this module.
-// @unchecked: the stored properties are an immutable `String` and an `Atomic` (the read slots
-// the key remembers, see DefaultsKeys+ReadSlots.swift); the one subclass, `DefaultsKey`, adds
+// @unchecked: the stored properties are an immutable `String`, an immutable `Sendable` key path
+// and an `Atomic` (the read slots the key remembers, see DefaultsKeys+ReadSlots.swift); the one subclass, `DefaultsKey`, adds
 // only immutable `Sendable` values.
 public class DefaultsKeys: @unchecked Sendable {
     /// The key's name in the store (before a ``Defaults/scoped(_:)`` prefix is added).
@@ -26,8 +26,12 @@ public class DefaultsKeys: @unchecked Sendable {
     /// The newest ``ReadSlotLink`` of the caches this key was read from (retained), or 0.
     let readSlots = Atomic<UInt>(0)
 
-    init(name: String) {
+    /// What a read of this key records for Observation, built once (see `ObservationTracker`).
+    @usableFromInline let observedKeyPath: ObservationTracker.KeyPathType
+
+    init(name: String, observedKeyPath: ObservationTracker.KeyPathType) {
         self.name = name
+        self.observedKeyPath = observedKeyPath
     }
 
     deinit {
@@ -49,7 +53,7 @@ public class DefaultsKeys: @unchecked Sendable {
 /// `Value` is any ``DefaultsSerializable`` type; for an optional `Value`, assigning `nil` removes
 /// the stored value.
 // @unchecked: see `DefaultsKeys`; `defaultSource` (a `Sendable` value or a `@Sendable` closure)
-// and `observedKeyPath` are immutable `Sendable` values.
+// is an immutable `Sendable` value.
 public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unchecked Sendable {
     /// Where the default comes from: one value, or a closure called at each read that needs it.
     @usableFromInline enum DefaultSource: Sendable {
@@ -69,9 +73,6 @@ public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unch
         }
     }
 
-    /// What a read of this key records for Observation, built once (see `ObservationTracker`).
-    @usableFromInline let observedKeyPath: ObservationTracker.KeyPathType
-
     /// Whether `Value` is an optional, whose `nil` a write stores as a removal: asked once here,
     /// as the runtime's conformance check costs more than the rest of a write's encoding.
     let valueIsOptional = Value.self is any AnyOptional.Type
@@ -79,8 +80,7 @@ public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unch
     /// Creates a key named `name` whose value is `defaultValue` until one is stored.
     public init(_ name: String, default defaultValue: Value) {
         defaultSource = .value(defaultValue)
-        observedKeyPath = ObservationTracker.makeKeyPath(name)
-        super.init(name: name)
+        super.init(name: name, observedKeyPath: ObservationTracker.makeKeyPath(name))
     }
 
     /// Creates a key named `name` whose default is computed by `makeDefault` at each read that
@@ -96,15 +96,13 @@ public final class DefaultsKey<Value: DefaultsSerializable>: DefaultsKeys, @unch
     /// The default is never stored: until a value is set, every read calls `makeDefault` again.
     public init(_ name: String, default makeDefault: @escaping @Sendable () -> Value) {
         defaultSource = .computed(makeDefault)
-        observedKeyPath = ObservationTracker.makeKeyPath(name)
-        super.init(name: name)
+        super.init(name: name, observedKeyPath: ObservationTracker.makeKeyPath(name))
     }
 
     /// Creates a key with a key path already built for `name`.
     init(_ name: String, default defaultValue: Value, observedKeyPath: ObservationTracker.KeyPathType) {
         defaultSource = .value(defaultValue)
-        self.observedKeyPath = observedKeyPath
-        super.init(name: name)
+        super.init(name: name, observedKeyPath: observedKeyPath)
     }
 
     /// Creates a key named by `name`, for example a case of an enum of key names.

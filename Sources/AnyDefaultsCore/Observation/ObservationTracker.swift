@@ -71,9 +71,14 @@ final class ObservationTracker: Observable, Sendable {
     /// key, and a change need not say so (a registrar call costs about as much as a cached read).
     private let everyKeyRead = Atomic(false)
 
-    /// Tells observers of `key`, and of every key, that it changed.
-    func didChange(_ key: String) {
-        registrar.withMutation(of: self, keyPath: keyPath(for: key)) {}
+    /// Tells observers of `key`, and of every key, that it changed; `keyPath` is the key path of
+    /// `key` when the caller has it, which saves looking it up.
+    func didChange(_ key: String, keyPath known: KeyPathType?) {
+        if let known {
+            registrar.withMutation(of: self, keyPath: known) {}
+        } else {
+            registrar.withMutation(of: self, keyPath: keyPath(for: key)) {}
+        }
         if everyKeyRead.load(ordering: .sequentiallyConsistent) {
             registrar.withMutation(of: self, keyPath: \.everyKey) {}
         }

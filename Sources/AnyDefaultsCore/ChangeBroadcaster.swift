@@ -134,7 +134,11 @@ public final class ChangeBroadcaster: Sendable {
     /// and nothing waits, the event is not queued but returned as this thread's turn to deliver
     /// it, which costs one lock operation less and no copy into the queue. Call it while holding
     /// the lock that orders your commits, then, after releasing it, ``deliver(_:)`` with the turn.
-    /// `nil`: no one observes, or the thread already delivering delivers this event too.
+    /// `nil`: no one observes, or the event was queued behind others, which the thread
+    /// delivering them (or about to, in its ``deliverPending()``) delivers too.
+    ///
+    /// Give every turn you get to ``deliver(_:)``, on every path: until a turn is delivered, the
+    /// broadcaster delivers nothing else.
     ///
     /// ```swift
     /// let turn = state.withLock { state in

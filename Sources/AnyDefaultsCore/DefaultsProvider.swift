@@ -140,7 +140,9 @@ public protocol DefaultsProvider: Sendable {
     /// cancelled or released.
     ///
     /// Handlers run after the provider has released its locks, so a handler may read or write the
-    /// provider. Events arrive in commit order; they may arrive on any thread.
+    /// provider. Events arrive in commit order, one at a time (a handler is not called again
+    /// before its call for the previous event returned; ``ChangeBroadcaster`` does this); they may
+    /// arrive on any thread.
     func observe(_ handler: @escaping @Sendable (DefaultsChangeEvent) -> Void) -> DefaultsObservation
 
     /// The count of the commits every process makes to this provider's storage, through which a

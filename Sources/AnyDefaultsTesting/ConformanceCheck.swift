@@ -199,7 +199,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case changeEventsOutsideLock = "changeEvents.outsideLock"
     /// A handler may read, write and cancel from inside, without deadlock, and sees the committed value.
     case changeEventsReentrant = "changeEvents.reentrant"
-    /// Under concurrent writers each key's events arrive in commit order, one per write, the last one the final value.
+    /// Under concurrent writers each key's events arrive in commit order, one per write, the last one the final value, and a
+    /// handler is called one event at a time.
     case changeEventsConcurrentOrder = "changeEvents.concurrentOrder"
 
     // MARK: externalChanges

@@ -256,10 +256,16 @@ extension DefaultsConformanceSuite {
         // delivers the round's later events after it; one whose writers each deliver their own
         // events lets them overtake it, so the round's first commit is reported last.
         let firstOfRound = Flag()
+        // A handler entered while another call of it runs: the provider delivers on several
+        // threads at once, and the events of two commits have no order for the observer.
+        let inside = Atomic(false)
+        let overlapped = Atomic(false)
         let observation = provider.observe { event in
             guard event.key == "co.key" else { return }
+            if inside.exchange(true, ordering: .acquiringAndReleasing) { overlapped.store(true, ordering: .relaxed) }
             if firstOfRound.take() { usleep(20_000) }
             recorder.record(event)
+            inside.store(false, ordering: .releasing)
         }
         defer { observation.cancel() }
         let threads = max(2, options.stress.threads / 2)
@@ -308,6 +314,10 @@ extension DefaultsConformanceSuite {
         checker.check(
             .changeEventsConcurrentOrder, staleLast == nil, "the last event of each round holds the value the key ended with", key: "co.key",
             expected: "the final value last", actual: staleLast ?? "")
+        let delivered = overlapped.load(ordering: .relaxed) ? "a call began while another ran" : ""
+        checker.check(
+            .changeEventsConcurrentOrder, delivered.isEmpty, "the handler is called one event at a time", key: "co.key",
+            expected: "no call while another runs", actual: delivered)
     }
 
     /// How long the event checks wait for events that should come.

@@ -1,6 +1,7 @@
 import AnyDefaultsCore
 import AnyDefaultsMemory
 import Foundation
+import Observation
 import Synchronization
 import Testing
 import TestSupport
@@ -195,4 +196,29 @@ func typedReadsFollowAReferenceModel(seed: UInt64) throws {
         }
     }
     #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
+}
+
+/// Events the cache did not cause (another process's, reported by the upstream, or a write made
+/// on the upstream directly) reach a `Defaults` over the cache with the key path of their own key
+/// (an external event first forgets every answer, the upstream counting no commits): Observation
+/// of that key fires, by typed read and by name, and of another key not.
+@Test(arguments: [false, true])
+func changesMadeElsewhereReachObservationOfTheirKey(multiProcess: Bool) throws {
+    let spy = SpyProvider(["k": .int(1), "other": .int(1)], capabilities: multiProcess ? [.atomicBatch, .multiProcess] : [.atomicBatch])
+    let cache = CachingProvider(spy)
+    let defaults = Defaults(cache, tracksReadsByName: true)
+    let otherKey = DefaultsKey<Int>("other", default: -1)
+    // The typed write makes the key's slot, whose key path the events of "k" then carry.
+    defaults[counterKey] = 2
+    #expect(defaults[counterKey] == 2)
+    let changes: [@Sendable () -> Void] = [{ spy.externalWrite("k", .int(3)) }, { try? spy.setValue(.int(4), forKey: "k") }]
+    for (step, change) in changes.enumerated() {
+        let fired = Mutex<Set<String>>([])
+        withObservationTracking({ _ = defaults[counterKey] }, onChange: { _ = fired.withLock { $0.insert("typed") } })
+        withObservationTracking({ _ = defaults.integer(forKey: "k") }, onChange: { _ = fired.withLock { $0.insert("by name") } })
+        withObservationTracking({ _ = defaults[otherKey] }, onChange: { _ = fired.withLock { $0.insert("other key") } })
+        change()
+        #expect(fired.withLock { $0 } == ["typed", "by name"], "step \(step)")
+        #expect(defaults[counterKey] == 3 + step, "step \(step)")
+    }
 }

@@ -16,8 +16,9 @@
 /// So an entry is present only while no write to its key is in flight, and it holds what the
 /// upstream holds, up to changes the upstream has not reported yet.
 ///
-/// A key read through a typed key has a ``CacheReadSlot``, which publishes its entry for reads
-/// without the lock (``CacheReadPath``): an entry is published only by a read that found it, and
+/// A key read or written through a typed key has a ``CacheReadSlot``, which publishes its entry
+/// for reads without the lock (``CacheReadPath``), lets a typed write find the key's record, and
+/// holds the key's key path for Observation: an entry is published only by a read that found it, and
 /// withdrawn wherever the entry is removed. Entries are only ever added where none is, so a
 /// published answer is always the entry's value.
 struct CacheState {
@@ -62,7 +63,8 @@ struct CacheState {
     /// A read that missed or a write in flight: the key's record and the time it started.
     struct Ticket {
         // Not counted: the record stays in the table, which holds it, while the read or write
-        // is in flight (its `fillers` or `writers` keep it there), and a ticket lives no longer.
+        // is in flight (its `fillers` or `writers` keep it there). Its end may drop it from the
+        // table, so that is done through a counted reference (``record``).
         private let unmanagedRecord: Unmanaged<Record>
         let time: Time
 
@@ -248,9 +250,11 @@ struct CacheState {
     /// Ends a write begun with ``beginWrite(_:value:)``.
     mutating func finishWrite(_ ticket: Ticket, value: DefaultsValue?, succeeded: Bool) {
         let now = tick()
-        ticket.withRecord { record in
+        let empty = ticket.withRecord { record in
             endWriting(record, value: value, started: ticket.time, untouched: now, now: now, succeeded: succeeded)
         }
+        // Dropped outside the unretained use: removing it from the table may free it.
+        if empty { dropIfEmpty(ticket.record) }
     }
 
     /// Starts a batch: drops the changes that would leave a key as the cache knows it already
@@ -300,7 +304,9 @@ struct CacheState {
         let untouched = tick()
         let now = tick()
         for (change, record) in zip(batch.changes, batch.records) {
-            endWriting(record, value: change.value, started: batch.time, untouched: untouched, now: now, succeeded: succeeded)
+            if endWriting(record, value: change.value, started: batch.time, untouched: untouched, now: now, succeeded: succeeded) {
+                dropIfEmpty(record)
+            }
         }
     }
 
@@ -524,9 +530,12 @@ struct CacheState {
     /// `untouched` if nothing else stamped the key meanwhile, `now` otherwise (two fresh times,
     /// later than every ticket taken before; a batch that changes a key twice tells by them
     /// whether its last change may still cache the value).
+    ///
+    /// Returns whether the record now holds nothing, for the caller to drop it from the table
+    /// (``dropIfEmpty(_:)``) through a reference it counts: the table's may be the last one.
     private mutating func endWriting(
         _ record: Record, value: DefaultsValue?, started: Time, untouched: Time, now: Time, succeeded: Bool
-    ) {
+    ) -> Bool {
         writesInFlight -= 1
         record.writers -= 1
         if writing?.toOpaque() == Unmanaged.passUnretained(record).toOpaque() { writing = nil }
@@ -536,10 +545,7 @@ struct CacheState {
             setEntry(record, value)
         }
         if record.writers == 0 { record.expected = nil }
-        if record.isIdle {
-            dropIfEmpty(record)
-        } else {
-            record.stamp = alone ? untouched : now
-        }
+        if !record.isIdle { record.stamp = alone ? untouched : now }
+        return record.isEmpty
     }
 }

@@ -104,7 +104,8 @@ public final class CachingProvider<Upstream: DefaultsProvider>: DefaultsProvider
             forgetsAllOnExternalChanges: counter == nil)
         self.core = core
         // The upstream's observer and the counter's registration hold `core` strongly: both are
-        // cancelled when this cache goes (`subscription`, `coherence`), which releases it. A weak
+        // cancelled when this cache goes (`subscription`, `coherence`), which releases it (as does
+        // the end of each direct observer's registration, `observeDirectly`). A weak
         // reference would give `core` a side table, and every retain and release of it on the
         // write path the slow path (about 10% of a write through `Defaults` on memory).
         coherence = counter?.register(

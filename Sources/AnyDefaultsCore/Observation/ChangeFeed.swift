@@ -4,7 +4,8 @@ import Synchronization
 /// keeps the newest in a bounded history once someone resumes from it, and hands them to the
 /// observers of the `Defaults` and of its scoped views.
 ///
-/// The provider delivers events one at a time, in commit order (``ChangeBroadcaster``), so numbers
+/// The provider delivers events one at a time, in commit order (its contract,
+/// ``DefaultsProvider/observe(_:)``, which the conformance suite checks), so numbers
 /// follow commit order without a gap. The history holds at most ``historyLimit`` events; it starts
 /// empty when first needed (``Defaults/retainChangeHistory(_:)`` or the first resumption) and holds
 /// only what came after.

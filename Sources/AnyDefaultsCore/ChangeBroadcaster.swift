@@ -134,8 +134,8 @@ public final class ChangeBroadcaster: Sendable {
     /// and nothing waits, the event is not queued but returned as this thread's turn to deliver
     /// it, which costs one lock operation less and no copy into the queue. Call it while holding
     /// the lock that orders your commits, then, after releasing it, ``deliver(_:)`` with the turn.
-    /// `nil`: no one observes, or the event was queued behind others, which the thread
-    /// delivering them (or about to, in its ``deliverPending()``) delivers too.
+    /// `nil`: no one observes, or the event was queued behind others; ``deliver(_:)`` then
+    /// delivers what is queued, unless another thread is already doing so.
     ///
     /// Give every turn you get to ``deliver(_:)``, on every path: until a turn is delivered, the
     /// broadcaster delivers nothing else.
@@ -162,10 +162,10 @@ public final class ChangeBroadcaster: Sendable {
         }
     }
 
-    /// Delivers the event of `turn`, then whatever was queued meanwhile; nothing when `turn` is
-    /// `nil`. Call it without holding any lock of yours.
+    /// Delivers the event of `turn`, then whatever was queued meanwhile; for no turn (`nil`),
+    /// what is queued, as ``deliverPending()`` does. Call it without holding any lock of yours.
     public func deliver(_ turn: consuming Turn?) {
-        guard let turn = consume turn else { return }
+        guard let turn = consume turn else { return deliverPending() }
         // By index: the array holds the handlers, so calling one counts no reference.
         for index in turn.handlers.indices { turn.handlers[index](turn.event) }
         deliverRest()

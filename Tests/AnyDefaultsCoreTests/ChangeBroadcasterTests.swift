@@ -146,6 +146,13 @@ import TestSupport
         #expect(third != nil)
         broadcaster.deliver(third)
         #expect(seen.withLock { $0 } == ["first", "second", "third"])
+        // Behind an event queued and not yet delivered, a commit gets no turn; delivering no turn
+        // delivers the queue, in order.
+        broadcaster.enqueue(DefaultsChangeEvent(key: "queued", newValue: nil))
+        let none = broadcaster.enqueueTurn(DefaultsChangeEvent(key: "behind", newValue: nil))
+        #expect(none == nil)
+        broadcaster.deliver(none)
+        #expect(seen.withLock { $0 } == ["first", "second", "third", "queued", "behind"])
     }
 
     /// `publish` skips the lock when no one observes (a count kept beside the handlers): the

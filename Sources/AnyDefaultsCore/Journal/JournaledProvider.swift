@@ -113,8 +113,8 @@ public final class JournaledProvider<Upstream: DefaultsProvider>: DefaultsProvid
     public func setValue(_ value: DefaultsValue, forKey key: String) throws(DefaultsError) {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
         try DefaultsValidation.checkValue(value, forKey: key, backend: Self.backend)
-        try store.state.withLock { state throws(DefaultsError) in
-            guard state.values[key] != value else { return }
+        let turn = try store.state.withLock { state throws(DefaultsError) -> ChangeBroadcaster.Turn? in
+            guard state.values[key] != value else { return nil }
             // Logged before the values in memory change: a flush the record sets off applies
             // what was acknowledged before it, not this write.
             if try store.log(&state, { JournalRecord.appendSet(key, value, to: &$0) }) {
@@ -123,9 +123,9 @@ public final class JournaledProvider<Upstream: DefaultsProvider>: DefaultsProvid
                 try store.writeDirectly(.set(key, value))
             }
             state.values[key] = value
-            store.broadcaster.enqueue(DefaultsChangeEvent(key: key, newValue: value))
+            return store.broadcaster.enqueueTurn(DefaultsChangeEvent(key: key, newValue: value))
         }
-        store.broadcaster.deliverPending()
+        store.broadcaster.deliver(turn)
     }
 
     public func removeValue(forKey key: String) throws(DefaultsError) {
@@ -135,18 +135,17 @@ public final class JournaledProvider<Upstream: DefaultsProvider>: DefaultsProvid
     @discardableResult
     public func removeValueIfPresent(forKey key: String) throws(DefaultsError) -> Bool {
         let key = try DefaultsValidation.canonicalKey(key, backend: Self.backend)
-        let existed = try store.state.withLock { state throws(DefaultsError) -> Bool in
-            guard state.values[key] != nil else { return false }
+        let (existed, turn) = try store.state.withLock { state throws(DefaultsError) -> (Bool, ChangeBroadcaster.Turn?) in
+            guard state.values[key] != nil else { return (false, nil) }
             if try store.log(&state, { JournalRecord.appendRemove(key, to: &$0) }) {
                 state.touch(key)
             } else {
                 try store.writeDirectly(.remove(key))
             }
             state.values[key] = nil
-            store.broadcaster.enqueue(DefaultsChangeEvent(key: key, newValue: nil))
-            return true
+            return (true, store.broadcaster.enqueueTurn(DefaultsChangeEvent(key: key, newValue: nil)))
         }
-        store.broadcaster.deliverPending()
+        store.broadcaster.deliver(turn)
         return existed
     }
 

@@ -72,9 +72,10 @@ public final class ChangeBroadcaster: Sendable {
     }
 
     @usableFromInline let state = Mutex(State())
-    /// The number of registered handlers, kept beside `state` so that ``publish(_:)-(DefaultsChangeEvent)``
-    /// with no one to tell costs one atomic load instead of the lock (a cache whose only
-    /// observer is its ``Defaults`` publishes every write's event to no one).
+    /// The number of registered handlers, kept beside `state` so that ``hasObservers`` (asked on
+    /// every commit of a store with several instances) and ``publish(_:)-(DefaultsChangeEvent)``
+    /// with no one to tell cost one atomic load instead of the lock (a cache whose only observer
+    /// is its ``Defaults`` publishes every write's event to no one).
     private let handlerCount = Atomic<Int>(0)
 
     /// Creates a broadcaster with no observers.
@@ -82,7 +83,7 @@ public final class ChangeBroadcaster: Sendable {
 
     /// Whether anyone observes; a provider may skip building events when no one does.
     public var hasObservers: Bool {
-        state.withLock { !$0.handlers.isEmpty }
+        handlerCount.load(ordering: .acquiring) > 0
     }
 
     /// Registers `handler` for every event delivered from now on. Once the observation is

@@ -219,7 +219,9 @@ import AnyDefaultsPlatform
             let holder = try LockHoldingChild(store: "sqlite:" + path)
             defer { holder.end() }
             #expect(holder.isHolding)
-            let write = Task.detached { try writer.setValue(.int(1), forKey: "waited") }
+            // On a thread of its own: the write waits for the lock, and a cooperative thread held
+            // by it (two such tests at once on two cores) would keep this test from ending the wait.
+            let write = Task { try await BlockingWork.run { try writer.setValue(.int(1), forKey: "waited") } }
             // Long enough for the write to pass its first look at the file and wait for the lock
             // (were it not waiting yet, it would open the new file at once: the test still holds).
             try await Task.sleep(for: .milliseconds(500))
